@@ -1,0 +1,62 @@
+/*
+ * Copyright (c) 2026 fastdest authors
+ *
+ * This program is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License as published by the Free
+ * Software Foundation; either version 2 of the License, or (at your option)
+ * any later version.
+ *
+ * This program is distributed in the hope that it will be useful, but WITHOUT
+ * ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+ * FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License for
+ * more details.
+ *
+ * You should have received a copy of the GNU General Public License along
+ * with this program; if not, see <https://www.gnu.org/licenses/>.
+ */
+#ifndef FASTDEST_LINE_ENCODER_H_INCLUDED
+#define FASTDEST_LINE_ENCODER_H_INCLUDED
+
+#include <glib.h>
+
+typedef enum
+{
+  LINE_ENDING_LF,
+  LINE_ENDING_CRLF,
+  LINE_ENDING_CR,
+  LINE_ENDING_NONE,
+} LineEnding;
+
+/* "lf", "crlf", "cr", "none" (case-insensitive) */
+gboolean line_ending_parse(const gchar *name, LineEnding *ending);
+const gchar *line_ending_name(LineEnding ending);
+
+/*
+ * Encodes UTF-8 text into an output charset.  The line ending and the BOM
+ * are encoded once, at construction; converting appends straight into a
+ * caller's GString with no allocation per call once the string has room.
+ * Input that is not valid UTF-8, and characters the charset cannot carry, are
+ * substituted (U+FFFD, or '?' where the charset cannot carry U+FFFD), never
+ * dropped.  For UTF-8 output the text is passed through unchanged (as file()).
+ */
+typedef struct _LineEncoder LineEncoder;
+
+/* charset: any iconv name, NULL means UTF-8; an unknown charset fails with an error naming it */
+LineEncoder *line_encoder_new(const gchar *charset, LineEnding ending, GError **error);
+void line_encoder_free(LineEncoder *self);
+
+gboolean line_encoder_is_utf8(const LineEncoder *self);
+const gchar *line_encoder_get_charset(const LineEncoder *self);
+const guint8 *line_encoder_get_line_ending(const LineEncoder *self, gsize *len);
+/* the byte order mark of the charset (empty for charsets without one) */
+const guint8 *line_encoder_get_bom(const LineEncoder *self, gsize *len);
+
+/* convert len bytes of UTF-8 and append them to out */
+void line_encoder_append_text(LineEncoder *self, const gchar *utf8, gsize len, GString *out);
+/* append the encoded line ending to out */
+void line_encoder_append_line_ending(const LineEncoder *self, GString *out);
+
+#define LINE_ENCODER_ERROR line_encoder_error_quark()
+GQuark line_encoder_error_quark(void);
+
+#endif
