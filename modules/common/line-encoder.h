@@ -59,4 +59,10 @@ void line_encoder_append_line_ending(const LineEncoder *self, GString *out);
 #define LINE_ENCODER_ERROR line_encoder_error_quark()
 GQuark line_encoder_error_quark(void);
 
+typedef enum
+{
+  LINE_ENCODER_ERROR_UNKNOWN_CHARSET,  /* iconv cannot convert UTF-8 to the charset */
+  LINE_ENCODER_ERROR_FAILED,           /* the converter failed to start or cannot carry '?' */
+} LineEncoderError;
+
 #endif

@@ -1,0 +1,183 @@
+/*
+ * Copyright (c) 2026 fastdest authors
+ *
+ * This program is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License as published by the Free
+ * Software Foundation; either version 2 of the License, or (at your option)
+ * any later version.
+ *
+ * This program is distributed in the hope that it will be useful, but WITHOUT
+ * ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+ * FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License for
+ * more details.
+ *
+ * You should have received a copy of the GNU General Public License along
+ * with this program; if not, see <https://www.gnu.org/licenses/>.
+ */
+#include "append-opener.h"
+#include "cfg.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <errno.h>
+
+/* syslog-ng's gprocess.h needs <sys/capability.h> (libcap-dev) when it was
+ * built with capabilities; these three are all we use from it */
+#if SYSLOG_NG_ENABLE_LINUX_CAPS && !__has_include(<sys/capability.h>)
+typedef struct _cap_struct *cap_t;
+gboolean g_process_enable_cap(const gchar *cap_name);
+cap_t g_process_cap_save(void);
+void g_process_cap_restore(cap_t r);
+#else
+#include "gprocess.h"
+#endif
+
+#define APPEND_OPEN_FLAGS (O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+#define APPEND_OPEN_DEFAULT_MODE 0600
+
+void
+append_opener_options_defaults(AppendOpenerOptions *self)
+{
+  file_perm_options_defaults(&self->file_perm_options);
+  self->create_dirs = -1;
+  self->follow_symlinks = TRUE;
+}
+
+void
+append_opener_options_init(AppendOpenerOptions *self, GlobalConfig *cfg)
+{
+  file_perm_options_inherit_from(&self->file_perm_options, &cfg->file_perm_options);
+  if (self->create_dirs == -1)
+    self->create_dirs = cfg->create_dirs;
+}
+
+gboolean
+append_opener_is_spurious_path(const gchar *path)
+{
+  return strstr(path, "../") != NULL || strstr(path, "/..") != NULL;
+}
+
+const gchar *
+append_open_result_name(AppendOpenResult result)
+{
+  switch (result)
+    {
+    case APPEND_OPEN_SUCCESS:
+      return "success";
+    case APPEND_OPEN_SPURIOUS_PATH:
+      return "spurious path";
+    case APPEND_OPEN_NOT_SUPPORTED:
+      return "not a regular file or a character device";
+    case APPEND_OPEN_ERROR:
+      return "error";
+    default:
+      return "unknown";
+    }
+}
+
+static gboolean
+_is_supported_type(mode_t mode)
+{
+  return S_ISREG(mode) || S_ISCHR(mode);
+}
+
+/* Refuse an existing FIFO, socket, directory (or symlink with follow_symlinks(no))
+ * before opening it: opening a FIFO for writing would hand its reader an EOF
+ * when we close it. */
+static gboolean
+_existing_path_is_unsupported(const AppendOpenerOptions *self, const gchar *path)
+{
+  struct stat st;
+  gint rc = self->follow_symlinks ? stat(path, &st) : lstat(path, &st);
+
+  return rc == 0 && !_is_supported_type(st.st_mode);
+}
+
+static AppendOpenResult
+_report(gint *error_errno, AppendOpenResult result, gint err)
+{
+  if (error_errno)
+    *error_errno = err;
+  return result;
+}
+
+static gint
+_open_with_privileges(const AppendOpenerOptions *self, const gchar *path, struct stat *st, gint *open_errno)
+{
+  const FilePermOptions *perms = &self->file_perm_options;
+  gint flags = APPEND_OPEN_FLAGS | (self->follow_symlinks ? 0 : O_NOFOLLOW);
+  gint fd = -1;
+  cap_t saved_caps = g_process_cap_save();
+
+  /* the same capabilities file() raises around its open() */
+  g_process_enable_cap("cap_dac_override");
+
+  if (self->create_dirs > 0 && !file_perm_options_create_containing_directory(perms, path))
+    {
+      *open_errno = errno;
+      goto exit;
+    }
+
+  fd = open(path, flags, perms->file_perm >= 0 ? (mode_t) perms->file_perm : APPEND_OPEN_DEFAULT_MODE);
+  *open_errno = errno;
+  if (fd < 0)
+    goto exit;
+
+  if (fstat(fd, st) < 0)
+    {
+      *open_errno = errno;
+      close(fd);
+      fd = -1;
+      goto exit;
+    }
+
+  /* file() applies perm/owner/group to every file it opens except devices */
+  if (S_ISREG(st->st_mode))
+    {
+      g_process_enable_cap("cap_chown");
+      g_process_enable_cap("cap_fowner");
+      file_perm_options_apply_fd(perms, fd);
+    }
+
+exit:
+  g_process_cap_restore(saved_caps);
+  return fd;
+}
+
+AppendOpenResult
+append_opener_open(const AppendOpenerOptions *self, const gchar *path, AppendOpenedFile *opened, gint *error_errno)
+{
+  gint open_errno = 0;
+  struct stat st;
+
+  opened->fd = -1;
+  opened->is_new_empty = FALSE;
+
+  if (append_opener_is_spurious_path(path))
+    return _report(error_errno, APPEND_OPEN_SPURIOUS_PATH, EINVAL);
+
+  if (_existing_path_is_unsupported(self, path))
+    return _report(error_errno, APPEND_OPEN_NOT_SUPPORTED, 0);
+
+  gint fd = _open_with_privileges(self, path, &st, &open_errno);
+  if (fd < 0)
+    {
+      /* the path changed under us into something we refuse anyway */
+      if (open_errno == EISDIR || (open_errno == ELOOP && !self->follow_symlinks))
+        return _report(error_errno, APPEND_OPEN_NOT_SUPPORTED, open_errno);
+      return _report(error_errno, APPEND_OPEN_ERROR, open_errno);
+    }
+
+  if (!_is_supported_type(st.st_mode))
+    {
+      close(fd);
+      return _report(error_errno, APPEND_OPEN_NOT_SUPPORTED, 0);
+    }
+
+  opened->fd = fd;
+  opened->is_new_empty = S_ISREG(st.st_mode) && st.st_size == 0;
+  return _report(error_errno, APPEND_OPEN_SUCCESS, 0);
+}
