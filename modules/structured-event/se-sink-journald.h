@@ -1,0 +1,34 @@
+/*
+ * Copyright (c) 2026 fastdest authors
+ *
+ * This program is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License as published by the Free
+ * Software Foundation; either version 2 of the License, or (at your option)
+ * any later version.
+ *
+ * This program is distributed in the hope that it will be useful, but WITHOUT
+ * ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+ * FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License for
+ * more details.
+ *
+ * You should have received a copy of the GNU General Public License along
+ * with this program; if not, see <https://www.gnu.org/licenses/>.
+ */
+#ifndef SE_SINK_JOURNALD_H_INCLUDED
+#define SE_SINK_JOURNALD_H_INCLUDED
+
+#include "structured-event.h"
+
+/*
+ * sink(journald): journald's native protocol over its unix datagram
+ * socket, one non-blocking sendmsg() per event whose iovecs point into the
+ * message's values.  An entry too large for a datagram (EMSGSIZE) goes
+ * through a sealed memfd passed with SCM_RIGHTS, as sd_journal_sendv()
+ * does.  A missing or refusing socket (ENOENT, ECONNREFUSED) means not
+ * connected: events stay queued and are resent after time-reopen().
+ */
+extern const SeSinkClass se_sink_journald_class;
+
+SeSink *se_sink_journald_new(const gchar *socket_path, StatsCounterItem **memfd_sends);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * Copyright (c) 2026 fastdest authors
+ *
+ * This program is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License as published by the Free
+ * Software Foundation; either version 2 of the License, or (at your option)
+ * any later version.
+ *
+ * This program is distributed in the hope that it will be useful, but WITHOUT
+ * ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+ * FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License for
+ * more details.
+ *
+ * You should have received a copy of the GNU General Public License along
+ * with this program; if not, see <https://www.gnu.org/licenses/>.
+ */
+#include "structured-event-parser.h"
+#include "plugin.h"
+#include "plugin-types.h"
+
+static Plugin structured_event_plugins[] =
+{
+  {
+    .type = LL_CONTEXT_DESTINATION,
+    .name = "structured-event",
+    .parser = &structured_event_parser,
+  },
+};
+
+gboolean
+structured_event_module_init(PluginContext *context, CfgArgs *args)
+{
+  plugin_register(context, structured_event_plugins, G_N_ELEMENTS(structured_event_plugins));
+  return TRUE;
+}
+
+const ModuleInfo module_info =
+{
+  .canonical_name = "structured-event",
+  .version = SYSLOG_NG_VERSION,
+  .description = "structured-event(): typed events into the systemd journal and Journal Export Format",
+  .core_revision = SYSLOG_NG_SOURCE_REVISION,
+  .plugins = structured_event_plugins,
+  .plugins_len = G_N_ELEMENTS(structured_event_plugins),
+};
