@@ -33,8 +33,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-/* as sd-journal: a large send buffer lets big entries go as one datagram */
-#define SE_JOURNALD_SNDBUF (8 * 1024 * 1024)
 /* how long a full socket buffer may block the worker before RETRY */
 #define SE_JOURNALD_EAGAIN_WAIT_MS 1000
 
@@ -52,7 +50,6 @@ _open(SeSink *s)
 {
   SeSinkJournald *self = (SeSinkJournald *) s;
   struct sockaddr_un sa = { .sun_family = AF_UNIX };
-  gint size = SE_JOURNALD_SNDBUF;
 
   if (self->fd >= 0)
     return TRUE;
@@ -70,9 +67,7 @@ _open(SeSink *s)
       msg_error("structured-event(): cannot create a unix datagram socket", evt_tag_error("error"));
       return FALSE;
     }
-  if (setsockopt(self->fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
-    setsockopt(self->fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
-
+  /* the kernel's default send buffer (net.core.wmem_default) bounds a datagram: larger entries take the memfd path */
   if (connect(self->fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
     {
       msg_error("structured-event(): cannot connect to journald, will retry after time-reopen()",

@@ -22,12 +22,13 @@
 
 /*
  * Canonical text of typed name-value pairs (syslog-ng's LM_VT_* types):
- *   int32, int64  decimal, e.g. "-42" (a stored "0x10" becomes "16")
+ *   int32, int64  decimal, e.g. "-42" (a stored "+042" becomes "42")
  *   double        shortest of %.15g/%.16g/%.17g that reads back exactly
- *   boolean       "true" or "false"
+ *   boolean       "true" or "false" (syslog-ng reads t/T/1 and f/F/0)
  *   datetime      RFC 3339 in UTC with milliseconds, "2023-11-14T22:13:20.123Z"
  *   string, json, list  unchanged
- * A value that does not parse as its declared type is sent unchanged and
+ * Parsing uses syslog-ng's own casts (type_cast_to_*()).  A value that
+ * does not parse as its declared type is sent unchanged and
  * reported as a string.
  */
 
