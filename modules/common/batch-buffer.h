@@ -85,4 +85,24 @@ void batch_buffer_consume(BatchBuffer *self, gsize nbytes);
 /* empty the buffer, keeping (and adapting) its memory */
 void batch_buffer_reset(BatchBuffer *self);
 
+/* where the last whole record within the first nbytes ends (0: none) */
+static inline gsize
+batch_buffer_whole_records_end(const BatchBuffer *self, gsize nbytes)
+{
+  guint records = batch_buffer_records_in_prefix(self, nbytes);
+
+  return records ? self->record_ends[records - 1] : 0;
+}
+
+/* keep only the first n records (n <= batch_buffer_records()) */
+static inline void
+batch_buffer_truncate_records(BatchBuffer *self, guint n)
+{
+  gsize end = n ? self->record_ends[n - 1] : 0;
+
+  g_string_truncate(self->data, end);
+  self->n_records = n;
+  self->record_start = end;
+}
+
 #endif

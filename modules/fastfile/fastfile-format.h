@@ -1,0 +1,51 @@
+/*
+ * Copyright (c) 2026 fastdest authors
+ *
+ * This program is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License as published by the Free
+ * Software Foundation; either version 2 of the License, or (at your option)
+ * any later version.
+ *
+ * This program is distributed in the hope that it will be useful, but WITHOUT
+ * ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+ * FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License for
+ * more details.
+ *
+ * You should have received a copy of the GNU General Public License along
+ * with this program; if not, see <https://www.gnu.org/licenses/>.
+ */
+#ifndef FASTFILE_FORMAT_H_INCLUDED
+#define FASTFILE_FORMAT_H_INCLUDED
+
+#include "logmsg/logmsg.h"
+#include "template/templates.h"
+#include "line-encoder.h"
+
+/*
+ * Produces the bytes of one record: the template output (or file()'s
+ * built-in format), converted to the output charset, ending in the line
+ * ending that was encoded once.  A trailing "\n" from the template is
+ * replaced by the configured line ending, so file() templates keep working.
+ */
+typedef struct _FastFileFormatter
+{
+  LogTemplate *template;          /* NULL: file()'s built-in format */
+  const LogTemplateOptions *template_options;
+  LineEncoder *encoder;
+  GString *scratch;               /* UTF-8 staging area for non-UTF-8 charsets */
+  const guint8 *line_ending;
+  gsize line_ending_len;
+} FastFileFormatter;
+
+gboolean fastfile_formatter_init(FastFileFormatter *self, LogTemplate *template,
+                                 const LogTemplateOptions *template_options,
+                                 const gchar *encoding, LineEnding line_ending, GError **error);
+void fastfile_formatter_destroy(FastFileFormatter *self);
+
+/* appends one record to out; FALSE (and nothing appended) when the message
+ * renders to an empty string, which file() does not write either */
+gboolean fastfile_formatter_append(FastFileFormatter *self, LogMessage *msg, gint32 seq_num, GString *out);
+
+const guint8 *fastfile_formatter_get_bom(const FastFileFormatter *self, gsize *len);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * Copyright (c) 2026 fastdest authors
+ *
+ * This program is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License as published by the Free
+ * Software Foundation; either version 2 of the License, or (at your option)
+ * any later version.
+ *
+ * This program is distributed in the hope that it will be useful, but WITHOUT
+ * ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+ * FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License for
+ * more details.
+ *
+ * You should have received a copy of the GNU General Public License along
+ * with this program; if not, see <https://www.gnu.org/licenses/>.
+ */
+#ifndef FASTFILE_H_INCLUDED
+#define FASTFILE_H_INCLUDED
+
+#include "logthrdest/logthrdestdrv.h"
+#include "template/templates.h"
+#include "append-opener.h"
+#include "line-encoder.h"
+
+#define FASTFILE_DEFAULT_BATCH_LINES 1000
+#define FASTFILE_DEFAULT_BATCH_TIMEOUT 100
+#define FASTFILE_DEFAULT_MAX_OPEN_FILES 256
+
+typedef struct _FastFileDriver
+{
+  LogThreadedDestDriver super;
+
+  LogTemplate *filename_template;
+  gboolean filename_is_literal;
+  /* template(): NULL means file()'s default (global file-template() or the built-in format) */
+  LogTemplate *template;
+  gboolean template_escape;
+  LogTemplateOptions template_options;
+
+  AppendOpenerOptions opener_options;
+  gchar *encoding;
+  LineEnding line_ending;
+  gboolean bom;
+  gsize buffer_size;
+  gboolean fsync;
+  gint time_reap;
+  gint max_open_files;
+
+  /* bumped by syslog-ng-ctl reopen (main thread), checked by the workers */
+  gint reopen_generation;
+} FastFileDriver;
+
+LogDriver *fastfile_dd_new(LogTemplate *filename_template, GlobalConfig *cfg);
+
+gboolean fastfile_dd_set_template(LogDriver *d, const gchar *template_or_name, GError **error);
+void fastfile_dd_set_template_escape(LogDriver *d, gboolean enable);
+LogTemplateOptions *fastfile_dd_get_template_options(LogDriver *d);
+FilePermOptions *fastfile_dd_get_file_perm_options(LogDriver *d);
+gboolean fastfile_dd_set_encoding(LogDriver *d, const gchar *encoding, GError **error);
+gboolean fastfile_dd_set_line_ending(LogDriver *d, const gchar *line_ending);
+void fastfile_dd_set_bom(LogDriver *d, gboolean bom);
+void fastfile_dd_set_buffer_size(LogDriver *d, gsize buffer_size);
+void fastfile_dd_set_fsync(LogDriver *d, gboolean fsync);
+void fastfile_dd_set_time_reap(LogDriver *d, gint time_reap);
+void fastfile_dd_set_max_open_files(LogDriver *d, gint max_open_files);
+void fastfile_dd_set_create_dirs(LogDriver *d, gboolean create_dirs);
+void fastfile_dd_set_follow_symlinks(LogDriver *d, gboolean follow_symlinks);
+
+void fastfile_dd_global_init(void);
+
+#endif
