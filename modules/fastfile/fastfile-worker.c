@@ -150,7 +150,8 @@ _write_batch(FastFileWorker *self)
     }
 
   self->failed_flushes++;
-  if (self->failed_flushes > self->super.owner->retries_on_error_max)
+  /* as syslog-ng counts retries(): the number of attempts in all */
+  if (self->failed_flushes >= self->super.owner->retries_on_error_max)
     {
       _drop_unwritten(self, FALSE);
       _settle_prefix(self);
