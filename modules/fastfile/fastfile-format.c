@@ -35,6 +35,7 @@ fastfile_formatter_init(FastFileFormatter *self, LogTemplate *template, const Lo
   self->line_ending = line_encoder_get_line_ending(self->encoder, &self->line_ending_len);
   if (!line_encoder_is_utf8(self->encoder))
     self->scratch = g_string_sized_new(1024);
+  self->stamp_cache.text = g_string_sized_new(64);
   return TRUE;
 }
 
@@ -46,6 +47,8 @@ fastfile_formatter_destroy(FastFileFormatter *self)
     line_encoder_free(self->encoder);
   if (self->scratch)
     g_string_free(self->scratch, TRUE);
+  if (self->stamp_cache.text)
+    g_string_free(self->stamp_cache.text, TRUE);
   memset(self, 0, sizeof(*self));
 }
 
@@ -55,53 +58,81 @@ fastfile_formatter_get_bom(const FastFileFormatter *self, gsize *len)
   return line_encoder_get_bom(self->encoder, len);
 }
 
-static void
+/* g_string_append_len() without its generality: this is the per-message path */
+static inline void
+_append_bytes(GString *out, const gchar *bytes, gsize len)
+{
+  if (G_UNLIKELY(out->len + len >= out->allocated_len))
+    {
+      gsize old_len = out->len;
+      g_string_set_size(out, old_len + len);
+      g_string_truncate(out, old_len);
+    }
+  memcpy(out->str + out->len, bytes, len);
+  out->len += len;
+  out->str[out->len] = 0;
+}
+
+static inline gssize
 _append_value(LogMessage *msg, NVHandle handle, GString *out)
 {
   gssize len;
   const gchar *value = log_msg_get_value(msg, handle, &len);
 
-  g_string_append_len(out, value, len);
+  _append_bytes(out, value, len);
+  return len;
+}
+
+static void
+_append_stamp(FastFileFormatter *self, const UnixTime *stamp, GString *out)
+{
+  const LogTemplateOptions *options = self->template_options;
+  guint32 usec = options->frac_digits > 0 ? stamp->ut_usec : 0;
+
+  if (!self->stamp_cache.valid || self->stamp_cache.sec != stamp->ut_sec
+      || self->stamp_cache.usec != usec || self->stamp_cache.gmtoff != stamp->ut_gmtoff)
+    {
+      g_string_truncate(self->stamp_cache.text, 0);
+      append_format_unix_time(stamp, self->stamp_cache.text, options->ts_format,
+                              time_zone_info_get_offset(options->time_zone_info[LTZ_SEND], stamp->ut_sec),
+                              options->frac_digits);
+      self->stamp_cache.sec = stamp->ut_sec;
+      self->stamp_cache.usec = usec;
+      self->stamp_cache.gmtoff = stamp->ut_gmtoff;
+      self->stamp_cache.valid = TRUE;
+    }
+  _append_bytes(out, self->stamp_cache.text->str, self->stamp_cache.text->len);
 }
 
 /* file()'s built-in format (LogWriter, LW_FORMAT_FILE, no template): byte for byte */
 static void
 _append_default_format(FastFileFormatter *self, LogMessage *msg, GString *out)
 {
-  const UnixTime *stamp = &msg->timestamps[LM_TS_STAMP];
-  const LogTemplateOptions *options = self->template_options;
   gssize len;
 
-  append_format_unix_time(stamp, out, options->ts_format,
-                          time_zone_info_get_offset(options->time_zone_info[LTZ_SEND], stamp->ut_sec),
-                          options->frac_digits);
-  g_string_append_c(out, ' ');
+  _append_stamp(self, &msg->timestamps[LM_TS_STAMP], out);
+  _append_bytes(out, " ", 1);
   _append_value(msg, LM_V_HOST, out);
-  g_string_append_c(out, ' ');
+  _append_bytes(out, " ", 1);
 
-  log_msg_get_value(msg, LM_V_LEGACY_MSGHDR, &len);
+  const gchar *msghdr = log_msg_get_value(msg, LM_V_LEGACY_MSGHDR, &len);
   if (len > 0)
     {
-      _append_value(msg, LM_V_LEGACY_MSGHDR, out);
+      _append_bytes(out, msghdr, len);
     }
-  else
+  else if (_append_value(msg, LM_V_PROGRAM, out) > 0)
     {
-      log_msg_get_value(msg, LM_V_PROGRAM, &len);
+      const gchar *pid = log_msg_get_value(msg, LM_V_PID, &len);
       if (len > 0)
         {
-          _append_value(msg, LM_V_PROGRAM, out);
-          log_msg_get_value(msg, LM_V_PID, &len);
-          if (len > 0)
-            {
-              g_string_append_c(out, '[');
-              _append_value(msg, LM_V_PID, out);
-              g_string_append_c(out, ']');
-            }
-          g_string_append_len(out, ": ", 2);
+          _append_bytes(out, "[", 1);
+          _append_bytes(out, pid, len);
+          _append_bytes(out, "]", 1);
         }
+      _append_bytes(out, ": ", 2);
     }
   _append_value(msg, LM_V_MESSAGE, out);
-  g_string_append_c(out, '\n');
+  _append_bytes(out, "\n", 1);
 }
 
 static void
@@ -147,6 +178,6 @@ fastfile_formatter_append(FastFileFormatter *self, LogMessage *msg, gint32 seq_n
       _strip_trailing_newline(self->scratch, 0);
       line_encoder_append_text(self->encoder, self->scratch->str, self->scratch->len, out);
     }
-  g_string_append_len(out, (const gchar *) self->line_ending, self->line_ending_len);
+  _append_bytes(out, (const gchar *) self->line_ending, self->line_ending_len);
   return TRUE;
 }

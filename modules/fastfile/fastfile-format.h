@@ -35,6 +35,17 @@ typedef struct _FastFileFormatter
   GString *scratch;               /* UTF-8 staging area for non-UTF-8 charsets */
   const guint8 *line_ending;
   gsize line_ending_len;
+
+  /* the built-in format's timestamp, formatted once per distinct stamp:
+   * a burst of messages shares its second */
+  struct
+  {
+    gint64 sec;
+    guint32 usec;
+    gint32 gmtoff;
+    gboolean valid;
+    GString *text;
+  } stamp_cache;
 } FastFileFormatter;
 
 gboolean fastfile_formatter_init(FastFileFormatter *self, LogTemplate *template,

@@ -356,7 +356,6 @@ suite_init(void)
 {
   app_startup();
   cfg = cfg_new_snippet();
-  iv_init();
   tmpdir = g_dir_make_tmp("fastfile-worker-XXXXXX", NULL);
   return tmpdir ? 0 : 1;
 }
@@ -369,7 +368,6 @@ suite_cleanup(void)
     fprintf(stderr, "could not remove %s\n", tmpdir);
   g_free(cmd);
   g_free(tmpdir);
-  iv_deinit();
   cfg_free(cfg);
   app_shutdown();
   return 0;
