@@ -1,0 +1,96 @@
+# fastdest: shell functions shared by tests/run and run-example (bash; source it).
+# Copyright (c) 2026 fastdest authors; GPL-2.0-or-later (see LICENSE-HEADER.txt).
+
+FD_SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+FD_SYSLOG_NG=${SYSLOG_NG_BIN:-/usr/sbin/syslog-ng}
+FD_SYSLOG_NG_CTL=/usr/sbin/syslog-ng-ctl
+FD_JOBS=${FD_JOBS:-2}
+
+fd_say() { printf '==> %s\n' "$*" >&2; }
+fd_die() { printf 'ERROR: %s\n' "$*" >&2; exit 1; }
+
+# The package list lives in one place: .ci/debian-packages.
+fd_packages() {
+  sed -e 's/#.*//' "$FD_SRCDIR/.ci/debian-packages" | tr -s ' \t' '\n\n' | grep -v '^$'
+}
+
+fd_missing_packages() {
+  local p
+  for p in $(fd_packages); do
+    dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || echo "$p"
+  done
+}
+
+# Install what is missing when root; otherwise print the exact command and stop
+# (FASTDEST_IGNORE_MISSING=1 carries on regardless).
+fd_ensure_packages() {
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    fd_say "not a Debian system: install the equivalents of .ci/debian-packages yourself"
+    return 0
+  fi
+  local missing cmd
+  missing=$(fd_missing_packages | tr '\n' ' ' | sed 's/ $//')
+  [ -z "$missing" ] && return 0
+  cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing"
+  if [ "$(id -u)" = 0 ]; then
+    fd_say "installing missing Debian packages: $missing"
+    sh -c "$cmd" || fd_die "apt-get failed"
+  else
+    printf 'Missing Debian packages: %s\nRun as root:\n\n  %s\n\n' "$missing" "$cmd" >&2
+    [ "${FASTDEST_IGNORE_MISSING:-}" = 1 ] || exit 1
+  fi
+}
+
+# Debian's python3, not whatever python3 comes first on PATH (pyenv etc.).
+fd_python() {
+  if [ -x /usr/bin/python3 ]; then echo /usr/bin/python3; else command -v python3; fi
+}
+
+# autoreconf in the source tree, configure and build out of tree in $1.
+fd_configure() {
+  local build=$1; shift
+  fd_say "autoreconf -fi in $FD_SRCDIR"
+  (cd "$FD_SRCDIR" && autoreconf -fi) || return 1
+  mkdir -p "$build" || return 1
+  fd_say "configure in $build $*"
+  (cd "$build" && "$FD_SRCDIR/configure" PYTHON="$(fd_python)" "$@") || return 1
+}
+
+fd_make() {
+  local build=$1; shift
+  fd_say "make -C $build -j$FD_JOBS $*"
+  make -C "$build" -j"$FD_JOBS" "$@"
+}
+
+# Stop syslog-ng processes left running by an earlier run in this build dir or
+# work dir: they are recognized by the path in their command line, and stopped
+# by pid.
+fd_stop_stale_syslog_ng() {
+  local needle=$1 pid cmdline n
+  for pid in $(pgrep -x syslog-ng 2>/dev/null); do
+    cmdline=$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null) || continue
+    case $cmdline in
+      *"$needle"*)
+        fd_say "stopping stale syslog-ng pid $pid ($cmdline)"
+        kill -TERM "$pid" 2>/dev/null || continue
+        for n in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2>/dev/null || true
+        ;;
+    esac
+  done
+}
+
+# The module path: our freshly built modules first, then syslog-ng's own.
+fd_module_path() {
+  local build=$1
+  echo "$build/modules/fastfile/.libs:$build/modules/structured-event/.libs:$(pkg-config --variable=moduledir syslog-ng)"
+}
+
+# TESTS as the generated Makefile has them.
+fd_list_tests() {
+  local build=$1
+  make -s -C "$build" -f Makefile -f - fd-print-tests <<'EOF'
+fd-print-tests:
+	@for t in $(TESTS); do echo $$t; done
+EOF
+}
