@@ -66,9 +66,14 @@ fd_make() {
 # work dir: they are recognized by the path in their command line, and stopped
 # by pid.
 fd_stop_stale_syslog_ng() {
-  local needle=$1 pid cmdline n
-  for pid in $(pgrep -x syslog-ng 2>/dev/null); do
-    cmdline=$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null) || continue
+  local needle=$1 proc pid cmdline n
+  # only ever a specific path: never match other people's syslog-ng
+  case $needle in *=/?*/*) ;; *) fd_say "fd_stop_stale_syslog_ng: refusing needle '$needle'"; return 0 ;; esac
+  # /proc, not pgrep: procps is not on a minimal Debian
+  for proc in /proc/[0-9]*; do
+    pid=${proc#/proc/}
+    [ "$(cat "$proc/comm" 2>/dev/null)" = syslog-ng ] || continue
+    cmdline=$(tr '\0' ' ' < "$proc/cmdline" 2>/dev/null) || continue
     case $cmdline in
       *"$needle"*)
         fd_say "stopping stale syslog-ng pid $pid ($cmdline)"
