@@ -84,16 +84,15 @@ _is_supported_type(mode_t mode)
   return S_ISREG(mode) || S_ISCHR(mode);
 }
 
-/* Refuse an existing FIFO, socket, directory (or symlink with follow_symlinks(no))
- * before opening it: opening a FIFO for writing would hand its reader an EOF
- * when we close it. */
+/* Refuse an existing FIFO, socket or directory before opening it: opening a
+ * FIFO for writing would hand its reader an EOF when we close it.  Symlinks
+ * are left to O_NOFOLLOW. */
 static gboolean
-_existing_path_is_unsupported(const AppendOpenerOptions *self, const gchar *path)
+_existing_path_is_unsupported(const gchar *path)
 {
   struct stat st;
-  gint rc = self->follow_symlinks ? stat(path, &st) : lstat(path, &st);
 
-  return rc == 0 && !_is_supported_type(st.st_mode);
+  return stat(path, &st) == 0 && !_is_supported_type(st.st_mode);
 }
 
 static AppendOpenResult
@@ -159,13 +158,13 @@ append_opener_open(const AppendOpenerOptions *self, const gchar *path, AppendOpe
   if (append_opener_is_spurious_path(path))
     return _report(error_errno, APPEND_OPEN_SPURIOUS_PATH, EINVAL);
 
-  if (_existing_path_is_unsupported(self, path))
+  if (_existing_path_is_unsupported(path))
     return _report(error_errno, APPEND_OPEN_NOT_SUPPORTED, 0);
 
   gint fd = _open_with_privileges(self, path, &st, &open_errno);
   if (fd < 0)
     {
-      /* the path changed under us into something we refuse anyway */
+      /* a symlink with follow-symlinks(no), or a path that became a directory */
       if (open_errno == EISDIR || (open_errno == ELOOP && !self->follow_symlinks))
         return _report(error_errno, APPEND_OPEN_NOT_SUPPORTED, open_errno);
       return _report(error_errno, APPEND_OPEN_ERROR, open_errno);

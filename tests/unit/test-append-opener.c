@@ -20,6 +20,10 @@
 #include "testutil.h"
 
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <errno.h>
@@ -336,9 +340,15 @@ test_fifo_is_refused(void)
 {
   AppendOpenerOptions options = _options();
   AppendOpenedFile opened;
+  gint err = -1;
   gchar *path = _path("fifo");
 
   CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+
+  /* no reader: refused as a FIFO, not a transient ENXIO */
+  CU_ASSERT_EQUAL(append_opener_open(&options, path, &opened, &err), APPEND_OPEN_NOT_SUPPORTED);
+  CU_ASSERT_EQUAL(opened.fd, -1);
+
   /* with a reader attached, so that open() itself would succeed */
   gint reader = open(path, O_RDONLY | O_NONBLOCK);
   CU_ASSERT_TRUE_FATAL(reader >= 0);
@@ -349,7 +359,29 @@ test_fifo_is_refused(void)
   CU_ASSERT_EQUAL(_count_open_fds(), fds);
   CU_ASSERT_TRUE(S_ISFIFO(_mode_of(path)));
 
+  /* and the reader never saw a writer come and go (that would be an EOF) */
+  struct pollfd pfd = { .fd = reader, .events = POLLIN };
+  CU_ASSERT_EQUAL(poll(&pfd, 1, 0), 0);
+
   close(reader);
+  g_free(path);
+}
+
+static void
+test_socket_is_refused(void)
+{
+  AppendOpenerOptions options = _options();
+  AppendOpenedFile opened;
+  gchar *path = _path("socket");
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  gint sock = socket(AF_UNIX, SOCK_STREAM, 0);
+
+  CU_ASSERT_TRUE_FATAL(sock >= 0);
+  g_strlcpy(addr.sun_path, path, sizeof(addr.sun_path));
+  CU_ASSERT_EQUAL_FATAL(bind(sock, (struct sockaddr *) &addr, sizeof(addr)), 0);
+  CU_ASSERT_EQUAL(append_opener_open(&options, path, &opened, NULL), APPEND_OPEN_NOT_SUPPORTED);
+  CU_ASSERT_EQUAL(opened.fd, -1);
+  close(sock);
   g_free(path);
 }
 
@@ -367,19 +399,45 @@ test_directory_is_refused(void)
 }
 
 static void
-test_dev_null_is_accepted_and_untouched(void)
+test_dev_null_is_accepted(void)
 {
   AppendOpenerOptions options = _options();
   AppendOpenedFile opened;
-  mode_t before = _mode_of("/dev/null");
 
-  file_perm_options_set_file_perm(&options.file_perm_options, 0600);
+  /* no perm() here: a broken opener must not be able to chmod the real /dev/null */
   CU_ASSERT_EQUAL_FATAL(append_opener_open(&options, "/dev/null", &opened, NULL), APPEND_OPEN_SUCCESS);
   CU_ASSERT_FALSE(opened.is_new_empty);
   CU_ASSERT_EQUAL(write(opened.fd, "x", 1), 1);
-  /* perm() is not applied to devices */
-  CU_ASSERT_EQUAL(_mode_of("/dev/null"), before);
   close(opened.fd);
+}
+
+static void
+test_device_perms_are_untouched(void)
+{
+  if (geteuid() != 0)
+    {
+      printf("\n    SKIPPED: mknod needs root\n");
+      return;
+    }
+
+  /* a private node for the null device, so the check cannot damage /dev/null */
+  AppendOpenerOptions options = _options();
+  AppendOpenedFile opened;
+  gchar *path = _path("null");
+
+  CU_ASSERT_EQUAL_FATAL(mknod(path, S_IFCHR | 0666, makedev(1, 3)), 0);
+  CU_ASSERT_EQUAL_FATAL(chmod(path, 0666), 0);
+  file_perm_options_set_file_perm(&options.file_perm_options, 0600);
+  options.file_perm_options.file_uid = 65534;
+  CU_ASSERT_EQUAL_FATAL(append_opener_open(&options, path, &opened, NULL), APPEND_OPEN_SUCCESS);
+  CU_ASSERT_FALSE(opened.is_new_empty);
+  /* perm() and owner() are not applied to devices, as in file() */
+  struct stat st;
+  CU_ASSERT_EQUAL(stat(path, &st), 0);
+  CU_ASSERT_EQUAL(st.st_mode & 07777, 0666);
+  CU_ASSERT_EQUAL(st.st_uid, 0);
+  close(opened.fd);
+  g_free(path);
 }
 
 static void
@@ -397,19 +455,23 @@ test_symlinks(void)
   CU_ASSERT_EQUAL_FATAL(symlink(target, link), 0);
   CU_ASSERT_EQUAL_FATAL(symlink(dangling_target, dangling), 0);
 
-  /* follow_symlinks(no): O_NOFOLLOW semantics, the link is refused */
+  /* follow_symlinks(no): O_NOFOLLOW refuses the link (ELOOP) */
   options.follow_symlinks = FALSE;
   CU_ASSERT_EQUAL(append_opener_open(&options, link, &opened, &err), APPEND_OPEN_NOT_SUPPORTED);
+  CU_ASSERT_EQUAL(err, ELOOP);
   CU_ASSERT_EQUAL(opened.fd, -1);
   CU_ASSERT_EQUAL(append_opener_open(&options, dangling, &opened, &err), APPEND_OPEN_NOT_SUPPORTED);
   CU_ASSERT_FALSE(g_file_test(dangling_target, G_FILE_TEST_EXISTS));
+  gchar *contents = _read_file(target);
+  CU_ASSERT_STRING_EQUAL(contents, "t\n");
+  g_free(contents);
 
   /* the default follows them, as file() does */
   options.follow_symlinks = TRUE;
   CU_ASSERT_EQUAL_FATAL(append_opener_open(&options, link, &opened, &err), APPEND_OPEN_SUCCESS);
   CU_ASSERT_EQUAL(write(opened.fd, "via link\n", 9), 9);
   close(opened.fd);
-  gchar *contents = _read_file(target);
+  contents = _read_file(target);
   CU_ASSERT_STRING_EQUAL(contents, "t\nvia link\n");
   g_free(contents);
   CU_ASSERT_TRUE(S_ISLNK(_mode_of(link)));
@@ -468,7 +530,9 @@ static CU_TestInfo append_opener_tests[] =
   { "transient error reports errno", test_transient_error_reports_errno },
   { "FIFO refused", test_fifo_is_refused },
   { "directory refused", test_directory_is_refused },
-  { "/dev/null accepted, untouched", test_dev_null_is_accepted_and_untouched },
+  { "socket refused", test_socket_is_refused },
+  { "/dev/null accepted", test_dev_null_is_accepted },
+  { "device perms untouched", test_device_perms_are_untouched },
   { "symlinks", test_symlinks },
   { "result names", test_result_names },
   CU_TEST_INFO_NULL,

@@ -315,6 +315,8 @@ test_eintr_is_retried(void)
 
   struct itimerval off = { 0 };
   setitimer(ITIMER_REAL, &off, NULL);
+  /* the reader stops at EOF if the write gave up early */
+  close(fds[1]);
   g_thread_join(thread);
   sigaction(SIGALRM, &old_sa, NULL);
 
@@ -330,7 +332,19 @@ test_eintr_is_retried(void)
   g_free(fill);
   g_free(data);
   close(fds[0]);
-  close(fds[1]);
+}
+
+static gpointer
+_watchdog(gpointer user_data)
+{
+  sigset_t all;
+
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, NULL);
+  g_usleep(GPOINTER_TO_UINT(user_data) * G_USEC_PER_SEC);
+  fprintf(stderr, "\nwatchdog: the tests hung (a write() loop that never ends?)\n");
+  abort();
+  return NULL;
 }
 
 static gint
@@ -373,5 +387,7 @@ static CU_SuiteInfo suites[] =
 int
 main(void)
 {
+  /* a writer that retries EAGAIN or loses EINTR would hang, not fail */
+  g_thread_unref(g_thread_new("watchdog", _watchdog, GUINT_TO_POINTER(60)));
   return testutil_run_suites(suites);
 }
