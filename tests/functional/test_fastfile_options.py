@@ -1,0 +1,138 @@
+# Copyright (c) 2026 fastdest authors
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""fast-file() options that change behaviour rather than bytes: workers(),
+fsync(), time-reap(), SIGUSR1 reopen, perm(), buffer-size(), stats names."""
+
+import os
+import signal
+import stat
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fdharness  # noqa: E402
+from test_fastfile_faults import read_seqs, seq_lines  # noqa: E402
+
+
+def config(w, dest, source_opts=""):
+    return """
+options { stats-level(1); };
+source s_in { unix-stream("%(w)s/in.sock" %(so)s); };
+destination d_fast { %(dest)s };
+log { source(s_in); destination(d_fast); flags(flow-control); };
+""" % {"w": w, "dest": dest, "so": source_opts}
+
+
+def written(sng):
+    return sng.stat("dst.fast-file", "d_fast", "written") or 0
+
+
+class TestOptions(fdharness.TestCase):
+    def test_workers_two_never_interleave_inside_a_line(self):
+        w = self.workdir()
+        n = 40000
+        cfg = config(w, 'fast-file("%s/out.log" template("${MSG}\\n") workers(2) batch-lines(100));' % w)
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, n, pad=200))
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
+        seqs, torn = read_seqs(os.path.join(w, "out.log"))
+        self.assertEqual(torn, [])
+        self.assertEqual(sorted(seqs), list(range(n)))
+
+    def test_fsync_yes_writes_everything(self):
+        w = self.workdir()
+        n = 2000
+        cfg = config(w, 'fast-file("%s/out.log" template("${MSG}\\n") fsync(yes) batch-lines(100));' % w)
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, n))
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60))
+        seqs, torn = read_seqs(os.path.join(w, "out.log"))
+        self.assertEqual((sorted(seqs), torn), (list(range(n)), []))
+
+    def test_time_reap_closes_idle_files(self):
+        w = self.workdir()
+        cfg = config(w, 'fast-file("%s/out-${PROGRAM}.log" template("${MSG}\\n") time-reap(1));' % w,
+                     "flags(expect-hostname)")
+        outdir = w + "/out-"
+
+        def open_outputs(pid):
+            n = 0
+            for fd in os.listdir("/proc/%d/fd" % pid):
+                try:
+                    n += os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith(outdir)
+                except OSError:
+                    pass
+            return n
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, 10))
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == 10, 20))
+            self.assertEqual(open_outputs(sng.pid), 1)
+            self.assertTrue(fdharness.wait_until(lambda: open_outputs(sng.pid) == 0, 10),
+                            "the idle file was not closed after time-reap(1)")
+            # and it is opened again on the next message
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(10, 5))
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == 15, 20))
+        seqs, torn = read_seqs(os.path.join(w, "out-prog.log"))
+        self.assertEqual((sorted(seqs), torn), (list(range(15)), []))
+
+    def test_sigusr1_reopens(self):
+        w = self.workdir()
+        cfg = config(w, 'fast-file("%s/out.log" template("${MSG}\\n"));' % w)
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, 100))
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == 100, 20))
+            os.rename(os.path.join(w, "out.log"), os.path.join(w, "out.log.1"))
+            os.kill(sng.pid, signal.SIGUSR1)
+            time.sleep(0.5)
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(100, 100))
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == 200, 20))
+        self.assertEqual(sorted(read_seqs(os.path.join(w, "out.log.1"))[0]), list(range(100)))
+        self.assertEqual(sorted(read_seqs(os.path.join(w, "out.log"))[0]), list(range(100, 200)))
+
+    def test_perm_and_create_dirs(self):
+        w = self.workdir()
+        cfg = config(w, 'fast-file("%s/a/b/out.log" create-dirs(yes) perm(0600) dir-perm(0711));' % w)
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, 3))
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == 3, 20))
+        self.assertEqual(stat.S_IMODE(os.stat(os.path.join(w, "a/b/out.log")).st_mode), 0o600)
+        self.assertEqual(stat.S_IMODE(os.stat(os.path.join(w, "a/b")).st_mode), 0o711)
+
+    def test_create_dirs_no_is_an_error_then_retried(self):
+        w = self.workdir()
+        cfg = config(w, 'fast-file("%s/missing/out.log" create-dirs(no) time-reopen(1) retries(100));' % w)
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, 3))
+            self.assertTrue(fdharness.wait_until(lambda: "error opening file" in sng.output(), 20))
+            self.assertIn("No such file or directory", sng.output())
+            os.mkdir(os.path.join(w, "missing"))
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == 3, 20))
+
+    def test_stats_counters_named_after_the_template(self):
+        w = self.workdir()
+        tmpl = "%s/out-${PROGRAM}.log" % w
+        cfg = config(w, 'fast-file("%s");' % tmpl)
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, 50))
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == 50, 20))
+            stats = sng.stats()
+            for kind in ("processed", "written", "dropped", "queued", "memory_usage"):
+                key = "dst.fast-file;d_fast#0;%s;a;%s" % (tmpl, kind)
+                self.assertIn(key, stats, sorted(k for k in stats if "fast" in k))
+            self.assertEqual(stats["dst.fast-file;d_fast#0;%s;a;processed" % tmpl], 50)
+            self.assertEqual(stats["dst.fast-file;d_fast#0;%s;a;dropped" % tmpl], 0)
+            self.assertEqual(stats["dst.fast-file;d_fast#0;%s;a;queued" % tmpl], 0)
+
+    def test_buffer_size_cap_and_batch_timeout(self):
+        w = self.workdir()
+        cfg = config(w, 'fast-file("%s/out.log" template("${MSG}\\n") buffer-size(4096) batch-lines(100000) '
+                        'batch-timeout(60000));' % w)
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, 1000))
+            # 1000 x ~80 bytes: the 4 KiB cap forces writes long before batch-lines or batch-timeout
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) >= 900, 10), written(sng))
+
+
+if __name__ == "__main__":
+    fdharness.main()
