@@ -23,6 +23,7 @@
 #define LINE_ENCODER_MAX_SEQUENCE 32
 #define LINE_ENCODER_PROBE "A"
 #define LINE_ENCODER_UTF8_REPLACEMENT "\xef\xbf\xbd"
+#define LINE_ENCODER_UTF8_BOM "\xef\xbb\xbf"
 
 struct _LineEncoder
 {
@@ -33,6 +34,7 @@ struct _LineEncoder
    * of a conversion and again after every reset: we emit it once, up front,
    * and re-arm the converter after each reset so it never shows up again */
   gboolean reset_rearms_prefix;
+  gboolean bom_is_required;
   const gchar *replacement;
   guint8 line_ending[LINE_ENCODER_MAX_SEQUENCE];
   gsize line_ending_len;
@@ -198,7 +200,7 @@ _copy_sequence(guint8 *dest, gsize *dest_len, const GString *src)
   return TRUE;
 }
 
-/* the bytes glibc puts in front of the first conversion only: the BOM */
+/* the bytes glibc puts in front of the first conversion only: its BOM */
 static gboolean
 _detect_prefix(LineEncoder *self, GError **error)
 {
@@ -264,6 +266,14 @@ _setup_converter(LineEncoder *self, LineEnding ending, GError **error)
   if (!_detect_prefix(self, error))
     goto exit;
 
+  self->bom_is_required = self->bom_len > 0;
+  if (self->bom_len == 0 && _convert_fixed(self, LINE_ENCODER_UTF8_BOM, scratch) && scratch->len <= sizeof(self->bom))
+    {
+      memcpy(self->bom, scratch->str, scratch->len);
+      self->bom_len = scratch->len;
+    }
+  g_string_truncate(scratch, 0);
+
   if (!_convert_fixed(self, line_ending_bytes[ending], scratch)
       || !_copy_sequence(self->line_ending, &self->line_ending_len, scratch))
     {
@@ -304,9 +314,11 @@ line_encoder_new(const gchar *charset, LineEnding ending, GError **error)
 
   if (self->is_utf8)
     {
-      /* passed through as file() does: no converter, no BOM */
+      /* passed through as file() does: no converter */
       self->line_ending_len = strlen(line_ending_bytes[ending]);
       memcpy(self->line_ending, line_ending_bytes[ending], self->line_ending_len);
+      self->bom_len = strlen(LINE_ENCODER_UTF8_BOM);
+      memcpy(self->bom, LINE_ENCODER_UTF8_BOM, self->bom_len);
       return self;
     }
 
@@ -327,6 +339,12 @@ line_encoder_free(LineEncoder *self)
     iconv_close(self->cd);
   g_free(self->charset);
   g_free(self);
+}
+
+gboolean
+line_encoder_bom_is_required(const LineEncoder *self)
+{
+  return self->bom_is_required;
 }
 
 gboolean

@@ -48,8 +48,16 @@ void line_encoder_free(LineEncoder *self);
 gboolean line_encoder_is_utf8(const LineEncoder *self);
 const gchar *line_encoder_get_charset(const LineEncoder *self);
 const guint8 *line_encoder_get_line_ending(const LineEncoder *self, gsize *len);
-/* the byte order mark of the charset (empty for charsets without one) */
+/*
+ * The byte order mark to start a new file with: for charsets whose byte
+ * order glibc picks itself ("UTF-16", "UTF-32") the BOM it would emit, which
+ * matches the byte order of the converted text; otherwise U+FEFF in the
+ * charset (UTF-8: EF BB BF, UTF-16LE: FF FE, ...); empty for charsets that
+ * cannot carry U+FEFF (ISO-8859-2...).  Never part of converted text.
+ */
 const guint8 *line_encoder_get_bom(const LineEncoder *self, gsize *len);
+/* TRUE when the text's byte order is only known from the BOM ("UTF-16", "UTF-32") */
+gboolean line_encoder_bom_is_required(const LineEncoder *self);
 
 /* convert len bytes of UTF-8 and append them to out */
 void line_encoder_append_text(LineEncoder *self, const gchar *utf8, gsize len, GString *out);

@@ -110,7 +110,8 @@ test_utf8_default_and_names(void)
   CU_ASSERT_TRUE(line_encoder_is_utf8(encoder));
   CU_ASSERT_STRING_EQUAL(line_encoder_get_charset(encoder), "UTF-8");
   line_encoder_get_bom(encoder, &len);
-  CU_ASSERT_EQUAL(len, 0);
+  CU_ASSERT_EQUAL(len, 3);
+  CU_ASSERT_FALSE(line_encoder_bom_is_required(encoder));
   line_encoder_free(encoder);
 
   encoder = _new_encoder("utf8", LINE_ENDING_LF);
@@ -187,14 +188,19 @@ test_bom(void)
     const gchar *charset;
     const gchar *bom;
     gsize bom_len;
+    gboolean required;
   } cases[] =
   {
-    { "UTF-8", S("") },
-    { "UTF-16LE", S("") },
-    { "UTF-16BE", S("") },
-    { "ISO-8859-2", S("") },
-    { "UTF-16", G_BYTE_ORDER == G_LITTLE_ENDIAN ? "\xff\xfe" : "\xfe\xff", 2 },
-    { "UTF-32", G_BYTE_ORDER == G_LITTLE_ENDIAN ? "\xff\xfe\x00\x00" : "\x00\x00\xfe\xff", 4 },
+    { "UTF-8", S("\xef\xbb\xbf"), FALSE },
+    { "UTF-16LE", S("\xff\xfe"), FALSE },
+    { "UTF-16BE", S("\xfe\xff"), FALSE },
+    { "UTF-32LE", S("\xff\xfe\x00\x00"), FALSE },
+    { "UTF-32BE", S("\x00\x00\xfe\xff"), FALSE },
+    { "GB18030", S("\x84\x31\x95\x33"), FALSE },
+    { "ISO-8859-2", S(""), FALSE },
+    { "IBM037", S(""), FALSE },
+    { "UTF-16", G_BYTE_ORDER == G_LITTLE_ENDIAN ? "\xff\xfe" : "\xfe\xff", 2, TRUE },
+    { "UTF-32", G_BYTE_ORDER == G_LITTLE_ENDIAN ? "\xff\xfe\x00\x00" : "\x00\x00\xfe\xff", 4, TRUE },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS(cases); i++)
@@ -204,6 +210,12 @@ test_bom(void)
       const guint8 *bom = line_encoder_get_bom(encoder, &len);
 
       ASSERT_BYTES(bom, len, cases[i].bom, cases[i].bom_len);
+      CU_ASSERT_EQUAL(line_encoder_bom_is_required(encoder), cases[i].required);
+
+      /* and it is never emitted as part of the text */
+      GString *out = _encode_record(encoder, S("x"));
+      CU_ASSERT_TRUE(len == 0 || out->len < len || memcmp(out->str, bom, len) != 0);
+      g_string_free(out, TRUE);
       line_encoder_free(encoder);
     }
 }
