@@ -28,6 +28,9 @@
  * where allocs = malloc + calloc + realloc + memalign (posix_memalign, aligned_alloc, memalign, valloc)
  * and bytes = bytes requested by those calls.
  *
+ * In process (bench/hotpath), dlsym(RTLD_DEFAULT, "malloc_counter_totals")
+ * reads the same totals without a signal.
+ *
  * Counting never allocates.  Every thread gets its own cache-line sized slot
  * (plain stores, no lock prefix, so the counter does not serialise the
  * daemon's threads); threads beyond the slot table share the last slot with
@@ -300,6 +303,19 @@ write_totals(const char *label)
       close(fd);
     }
   errno = saved_errno;
+}
+
+/* the running totals over all threads, for in-process benchmarks */
+EXPORT void
+malloc_counter_totals(uint64_t *allocs, uint64_t *bytes)
+{
+  uint64_t total[C_MAX] = { 0 };
+
+  for (int s = 0; s < MAX_SLOTS; s++)
+    for (int c = 0; c < C_MAX; c++)
+      total[c] += __atomic_load_n(&slots[s].v[c], __ATOMIC_RELAXED);
+  *allocs = total[C_MALLOC] + total[C_CALLOC] + total[C_REALLOC] + total[C_MEMALIGN];
+  *bytes = total[C_BYTES];
 }
 
 static void
