@@ -24,16 +24,7 @@
 #include <unistd.h>
 #include <errno.h>
 
-/* syslog-ng's gprocess.h needs <sys/capability.h> (libcap-dev) when it was
- * built with capabilities; these three are all we use from it */
-#if SYSLOG_NG_ENABLE_LINUX_CAPS && !__has_include(<sys/capability.h>)
-typedef struct _cap_struct *cap_t;
-gboolean g_process_enable_cap(const gchar *cap_name);
-cap_t g_process_cap_save(void);
-void g_process_cap_restore(cap_t r);
-#else
 #include "gprocess.h"
-#endif
 
 #define APPEND_OPEN_FLAGS (O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
 #define APPEND_OPEN_DEFAULT_MODE 0600
