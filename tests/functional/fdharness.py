@@ -419,6 +419,17 @@ def wait_for_lines(path, n, timeout=30):
     return wait_until(lambda: count_lines(path) >= n, timeout, 0.05)
 
 
+def open_fds_under(pid, prefix):
+    """How many of process pid's open file descriptors point below prefix."""
+    n = 0
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            n += os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith(prefix)
+        except OSError:
+            pass
+    return n
+
+
 def is_root():
     return os.geteuid() == 0
 

@@ -57,13 +57,7 @@ class TestOptions(fdharness.TestCase):
         outdir = w + "/out-"
 
         def open_outputs(pid):
-            n = 0
-            for fd in os.listdir("/proc/%d/fd" % pid):
-                try:
-                    n += os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith(outdir)
-                except OSError:
-                    pass
-            return n
+            return fdharness.open_fds_under(pid, outdir)
         with fdharness.SyslogNg(cfg, workdir=w) as sng:
             fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, 10))
             self.assertTrue(fdharness.wait_until(lambda: written(sng) == 10, 20))

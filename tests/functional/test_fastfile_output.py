@@ -153,16 +153,6 @@ destination d_fast { fast-file("%(w)s/out/${PROGRAM}.log" template("${PROGRAM} $
 log { source(s_in); destination(d_fast); };
 """ % {"w": w}
         outdir = os.path.join(w, "out") + "/"
-
-        def open_outputs(pid):
-            n = 0
-            for fd in os.listdir("/proc/%d/fd" % pid):
-                try:
-                    n += os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith(outdir)
-                except OSError:
-                    pass
-            return n
-
         with fdharness.SyslogNg(cfg, workdir=w) as sng:
             peak = [0]
             stop = threading.Event()
@@ -170,7 +160,7 @@ log { source(s_in); destination(d_fast); };
             def sample():
                 while not stop.is_set():
                     try:
-                        peak[0] = max(peak[0], open_outputs(sng.pid))
+                        peak[0] = max(peak[0], fdharness.open_fds_under(sng.pid, outdir))
                     except OSError:
                         pass
                     time.sleep(0.001)
