@@ -433,8 +433,52 @@ test_no_reallocation_once_big_enough(void)
   _assert_no_reallocation("UTF-8");
 }
 
+/* UTF-16LE/BE are converted without iconv: the same bytes as iconv's path
+ * (reached through the "UTF-16LE//" spelling) for valid and invalid input */
+static void
+test_direct_utf16_equals_iconv(void)
+{
+  const gchar *charsets[][2] = { { "UTF-16LE", "UTF-16LE//" }, { "UTF-16BE", "UTF-16BE//" } };
+  const guchar alphabet[] = { 'a', '\n', 0x00, 0x7f, 0x80, 0xbf, 0xc0, 0xc2, 0xdf, 0xe0, 0xa0, 0xed, 0x9f, 0xef,
+                              0xf0, 0x90, 0xf4, 0x8f, 0xf5, 0xff, 0xc3, 0xa9, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0x98, 0x80
+                            };
+  GRand *rand = g_rand_new_with_seed(42);
+
+  for (guint c = 0; c < G_N_ELEMENTS(charsets); c++)
+    {
+      LineEncoder *direct = line_encoder_new(charsets[c][0], LINE_ENDING_LF, NULL);
+      LineEncoder *via_iconv = line_encoder_new(charsets[c][1], LINE_ENDING_LF, NULL);
+      GString *a = g_string_new(""), *b = g_string_new("");
+      guchar input[24];
+
+      CU_ASSERT_PTR_NOT_NULL_FATAL(direct);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(via_iconv);
+      for (gint round = 0; round < 20000; round++)
+        {
+          gsize n = g_rand_int_range(rand, 0, sizeof(input));
+          for (gsize i = 0; i < n; i++)
+            input[i] = alphabet[g_rand_int_range(rand, 0, sizeof(alphabet))];
+          g_string_truncate(a, 0);
+          g_string_truncate(b, 0);
+          line_encoder_append_text(direct, (const gchar *) input, n, a);
+          line_encoder_append_text(via_iconv, (const gchar *) input, n, b);
+          if (a->len != b->len || memcmp(a->str, b->str, a->len) != 0)
+            {
+              CU_FAIL("direct UTF-16 differs from iconv");
+              break;
+            }
+        }
+      g_string_free(a, TRUE);
+      g_string_free(b, TRUE);
+      line_encoder_free(direct);
+      line_encoder_free(via_iconv);
+    }
+  g_rand_free(rand);
+}
+
 static CU_TestInfo line_encoder_tests[] =
 {
+  { "direct UTF-16LE/BE equals iconv", test_direct_utf16_equals_iconv },
   { "line_ending_parse", test_line_ending_parse },
   { "UTF-8 default and charset names", test_utf8_default_and_names },
   { "line endings UTF-8", test_line_endings_utf8 },
