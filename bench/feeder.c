@@ -28,6 +28,12 @@
  * line exactly, in any order (workers, several files), and finds missing,
  * duplicated and damaged lines without keeping a copy of the expected output.
  *
+ * With --kv the text after seq= carries nine more name=value pairs (kv-parser
+ * turns them into the ten pairs bench/hotpath's structured-event rows use):
+ *
+ *   ... seq=0000000042 user=u0042 action=fetch item=42 status=200 duration_ms=52
+ *       bytes=1042 client=10.0.0.42 method=GET path=/api/items/42 (spaces)\n
+ *
  * Modes:
  *   feeder [opts] --socket PATH [--wait-go]  stream into a unix-stream socket
  *   feeder [opts] --dump FILE [--strip-pri]  write the same lines to a file
@@ -59,7 +65,11 @@ typedef struct
   unsigned programs;
   size_t chunk;
   int prog_width;
+  int kv;
 } FeederOptions;
+
+/* the longest pair text --kv appends after seq= */
+#define KV_MAX_LEN 128
 
 static uint64_t
 now_ns(void)
@@ -99,8 +109,17 @@ format_message(const FeederOptions *self, uint64_t seq, int with_pri, char *out)
   size_t pos = (size_t) n;
 
   (void) pri_len;
+  if (self->kv)
+    {
+      unsigned i = (unsigned) seq;
+      pos += (size_t) snprintf(out + pos, total - pos,
+                               "user=u%04u action=fetch item=%u status=200 duration_ms=%u bytes=%u "
+                               "client=10.0.%u.%u method=GET path=/api/items/%u ",
+                               i % 10000, i % 1000, 10 + i % 90, 1000 + i % 9000, (i / 256) % 256, i % 256, i % 1000);
+    }
+  /* --kv: spaces, as kv-parser would take trailing words into the last value */
   for (size_t i = 0; pos < total - 1; i++, pos++)
-    out[pos] = (char)('a' + (seq + i) % 26);
+    out[pos] = self->kv ? ' ' : (char)('a' + (seq + i) % 26);
   out[total - 1] = '\n';
   return total;
 }
@@ -399,6 +418,7 @@ usage(void)
   fprintf(stderr,
           "usage: feeder [-n COUNT] [-s SIZE] [-p PROGRAMS] [-c CHUNK] MODE\n"
           "  --socket PATH [--wait-go]   stream the messages into a unix-stream socket\n"
+          "  --kv                        ten name=value pairs in each message (size >= 180)\n"
           "  --dump FILE [--strip-pri]   write them to a file (without <13>: the default file() output)\n"
           "  --verify [--utf16le] [--crlf] [--program-in-name] FILE...\n"
           "                              check output files hold every message exactly once\n");
@@ -425,6 +445,7 @@ main(int argc, char **argv)
     { "utf16le", no_argument, NULL, 'u' },
     { "crlf", no_argument, NULL, 'l' },
     { "program-in-name", no_argument, NULL, 'P' },
+    { "kv", no_argument, NULL, 'K' },
     { NULL, 0, NULL, 0 }
   };
   int c;
@@ -468,15 +489,18 @@ main(int argc, char **argv)
       case 'P':
         program_in_name = 1;
         break;
+      case 'K':
+        self.kv = 1;
+        break;
       default:
         usage();
       }
   if (self.programs == 0 || self.chunk == 0)
     usage();
   self.prog_width = snprintf(NULL, 0, "%u", self.programs - 1);
-  if (self.size < strlen(PRI) + header_len(&self) + 2)
+  if (self.size < strlen(PRI) + header_len(&self) + 2 + (self.kv ? KV_MAX_LEN : 0))
     {
-      fprintf(stderr, "--size must be at least %zu\n", strlen(PRI) + header_len(&self) + 2);
+      fprintf(stderr, "--size must be at least %zu\n", strlen(PRI) + header_len(&self) + 2 + (self.kv ? KV_MAX_LEN : 0));
       return 2;
     }
 
