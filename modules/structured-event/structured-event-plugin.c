@@ -38,7 +38,7 @@ const ModuleInfo module_info =
 {
   .canonical_name = "structured-event",
   .version = SYSLOG_NG_VERSION,
-  .description = "structured-event(): typed events into the systemd journal and Journal Export Format",
+  .description = "structured-event(): typed events into the systemd journal, Journal Export Format and CTF traces",
   .core_revision = SYSLOG_NG_SOURCE_REVISION,
   .plugins = structured_event_plugins,
   .plugins_len = G_N_ELEMENTS(structured_event_plugins),

@@ -18,6 +18,8 @@
 #include "structured-event-worker.h"
 #include "se-sink-journald.h"
 #include "se-sink-export.h"
+#include "se-sink-ctf.h"
+#include "se-ctf-packet.h"
 #include "se-name.h"
 
 #include "messages.h"
@@ -30,6 +32,7 @@ static const SeSinkClass *sink_classes[] =
 {
   &se_sink_journald_class,
   &se_sink_export_class,
+  &se_sink_ctf_class,
   NULL
 };
 
@@ -162,6 +165,24 @@ structured_event_dd_set_port(LogDriver *d, gint port)
   ((StructuredEventDriver *) d)->port = port;
 }
 
+gboolean
+structured_event_dd_set_packet_size(LogDriver *d, gint64 size)
+{
+  if (!se_ctf_packet_size_is_valid(size))
+    return FALSE;
+  ((StructuredEventDriver *) d)->packet_size = (gint) size;
+  return TRUE;
+}
+
+gboolean
+structured_event_dd_set_max_stream_size(LogDriver *d, gint64 size)
+{
+  if (size < SE_CTF_PACKET_SIZE_MIN)
+    return FALSE;
+  ((StructuredEventDriver *) d)->max_stream_size = size;
+  return TRUE;
+}
+
 LogTemplateOptions *
 structured_event_dd_get_template_options(LogDriver *d)
 {
@@ -176,6 +197,12 @@ structured_event_dd_check_options(LogDriver *d, GError **error)
   if (self->socket && self->namespace_)
     {
       g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "socket() and namespace() are mutually exclusive");
+      return FALSE;
+    }
+  if (self->sink_class != &se_sink_ctf_class && (self->packet_size || self->max_stream_size))
+    {
+      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "%s cannot be used with sink(%s), it is an option of sink(ctf)",
+                  self->packet_size ? "packet-size()" : "max-stream-size()", self->sink_class->name);
       return FALSE;
     }
   return self->sink_class->check_options(self, error);
@@ -325,6 +352,7 @@ structured_event_dd_new(GlobalConfig *cfg)
   self->sink_class = &se_sink_journald_class;
   self->type_hints = TRUE;
   self->max_fields = SE_DEFAULT_MAX_FIELDS;
+  self->ctf_drops_reported = G_MAXSIZE;
   log_template_options_defaults(&self->template_options);
   return &self->super.super.super;
 }

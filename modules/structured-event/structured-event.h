@@ -28,6 +28,8 @@
 #define SE_DEFAULT_MAX_FIELDS 1000
 #define SE_DEFAULT_BATCH_LINES 100
 #define SE_DEFAULT_EXPORT_PORT 19532
+#define SE_DEFAULT_PACKET_SIZE 65536
+#define SE_DEFAULT_MAX_STREAM_SIZE G_GINT64_CONSTANT(1073741824)
 
 typedef struct _StructuredEventDriver StructuredEventDriver;
 
@@ -61,6 +63,9 @@ struct _StructuredEventDriver
   LogTemplate *path;
   gchar *host;
   gint port;
+  gint packet_size;           /* sink(ctf); 0: default */
+  gint64 max_stream_size;     /* sink(ctf); 0: default */
+  gsize ctf_drops_reported;   /* sink(ctf): drops already counted in a packet */
   LogTemplateOptions template_options;
 
   SeEventOptions event_options;
@@ -84,6 +89,8 @@ void structured_event_dd_set_max_fields(LogDriver *d, gint max_fields);
 void structured_event_dd_set_path(LogDriver *d, LogTemplate *path);
 void structured_event_dd_set_host(LogDriver *d, const gchar *host);
 void structured_event_dd_set_port(LogDriver *d, gint port);
+gboolean structured_event_dd_set_packet_size(LogDriver *d, gint64 size);
+gboolean structured_event_dd_set_max_stream_size(LogDriver *d, gint64 size);
 LogTemplateOptions *structured_event_dd_get_template_options(LogDriver *d);
 /* cross-option checks, at the end of parsing */
 gboolean structured_event_dd_check_options(LogDriver *d, GError **error);
