@@ -1,0 +1,880 @@
+#!/usr/bin/env python3
+# Copyright (c) 2026 fastdest authors
+#
+# This program is free software; you can redistribute it and/or modify it
+# under the terms of the GNU General Public License as published by the Free
+# Software Foundation; either version 2 of the License, or (at your option)
+# any later version.
+#
+# This program is distributed in the hope that it will be useful, but WITHOUT
+# ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+# FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License for
+# more details.
+#
+# You should have received a copy of the GNU General Public License along
+# with this program; if not, see <https://www.gnu.org/licenses/>.
+
+"""The fault table (issue 7): every fault and hostile input against the stock
+syslog-ng with our modules, one markdown table row each.
+
+  run-faults.py [--only SUBSTRING]... [--table FILE] [--crash-count N]
+
+Columns: sent; written = distinct messages read back from the destination;
+dropped = the destination's `dropped` stats counter; duplicated; torn
+(records cut or mangled); lost = sent - written - dropped, which must be 0.
+A row fails on any loss or torn record, on duplicates beyond what the case
+allows (only the last unacked batch after kill -9), on drops where the case
+allows none, and on the case's own checks (named in the notes).  Exit status
+1 when any row fails, 77 when every row was skipped (not root)."""
+
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import faultlib  # noqa: E402
+from faultlib import Row, fdharness, seq_lines, read_seqs, send_chunked, start_thread  # noqa: E402
+import se_journald  # noqa: E402
+
+CASES = []
+
+
+def case(driver, name, root=False):
+    def register(func):
+        CASES.append((driver, name, root, func))
+        return func
+    return register
+
+
+def ff_stat(sng, what, dest="d_fast"):
+    return sng.stat("dst.", dest, what) or 0
+
+
+def se_stat(sng, what, dest="d_se"):
+    return sng.stat("dst.structured-event", dest, what) or 0
+
+
+def fill_from_seqs(row, seqs, torn, n):
+    uniq = set(seqs)
+    row.sent = n
+    row.written = len(uniq & set(range(n)))
+    row.duplicated = len(seqs) - len(uniq)
+    row.torn = len(torn) + len(uniq - set(range(n)))
+
+
+def mount_tmpfs(path, size):
+    os.makedirs(path, exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%s" % size, "fastdest-fault", path], check=True)
+
+
+def umount(path):
+    subprocess.run(["umount", "-l", path], stderr=subprocess.DEVNULL)
+
+
+# ---------------------------------------------------------------- fast-file
+
+SIMPLE = """
+options { stats-level(1); %(opts)s };
+source s_in { unix-stream("%(w)s/in.sock" %(src)s); };
+destination d_fast { fast-file("%(path)s" template("${MSG}\\n") %(dest)s); };
+log { source(s_in); destination(d_fast); %(flags)s };
+"""
+
+
+def simple_config(w, path, dest="", src="", flags="flags(flow-control);", opts=""):
+    # a source window larger than batch-lines(1000): with the default
+    # log-iw-size(100) flow control makes every batch wait for batch-timeout
+    if "log-iw-size" not in src:
+        src += " log-iw-size(20000)"
+    return SIMPLE % {"w": w, "path": path, "dest": dest, "src": src, "flags": flags, "opts": opts}
+
+
+@case("fast-file", "disk full: 2 MiB tmpfs until ENOSPC, then space freed", root=True)
+def disk_full(row, w):
+    mnt = os.path.join(w, "mnt")
+    mount_tmpfs(mnt, "2m")
+    try:
+        filler = os.path.join(mnt, "filler")
+        with open(filler, "wb") as f:        # leave ~64 KiB: ENOSPC mid-record after a few batches
+            f.write(b"\0" * (2 * 1024 * 1024 - 64 * 1024))
+        n = 5000
+        cfg = simple_config(w, mnt + "/out.log", "batch-lines(200) time-reopen(1) retries(1000)")
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            sender = start_thread(send_chunked, os.path.join(w, "in.sock"), seq_lines(0, n))
+            row.check(fdharness.wait_until(lambda: "No space left" in sng.output(), 30), "never hit ENOSPC")
+            time.sleep(2)
+            stalled = ff_stat(sng, "written")
+            row.check(stalled < n, "no stall")
+            row.check("write failed, retrying" in sng.output(), "stall not visible in the log")
+            queued = ff_stat(sng, "queued")
+            os.unlink(filler)
+            row.check(fdharness.wait_until(lambda: ff_stat(sng, "written") == n, 60), "never caught up")
+            sender.join()
+            row.dropped = ff_stat(sng, "dropped")
+            row.note = "stalled at %d written, %d queued (stats); ENOSPC logged" % (stalled, queued)
+        fill_from_seqs(row, *read_seqs(mnt + "/out.log"), n)
+    finally:
+        umount(mnt)
+
+
+@case("fast-file", "kill -9 mid-stream, disk-buffer(reliable(yes)) + flow-control, restart")
+def crash(row, w):
+    n = ARGS.crash_count
+    batch = 1000
+    dbuf = os.path.join(w, "dbuf")
+    os.mkdir(dbuf)
+    # the destination is throttled so that the kill lands while it is
+    # mid-stream with most messages still in the disk buffer
+    cfg = simple_config(w, w + "/out.log",
+                        "batch-lines(%d) disk-buffer(reliable(yes) dir(\"%s\") disk-buf-size(2000000000) "
+                        "mem-buf-size(163840)) throttle(%d)" % (batch, dbuf, ARGS.crash_throttle),
+                        src="log-iw-size(10000)")
+    sng = fdharness.SyslogNg(cfg, workdir=w)
+    sng.start()
+    t0 = time.monotonic()
+    sender = start_thread(send_chunked, os.path.join(w, "in.sock"), seq_lines(0, n))
+    # all n accepted into the reliable disk buffer (the source processed them)
+    accepted = fdharness.wait_until(lambda: (sng.stat("src.unix-stream", "s_in", "processed") or 0) >= n, 600, 0.2)
+    sender.join()
+    row.check(accepted, "source did not take all %d messages" % n)
+    ingest = time.monotonic() - t0
+    target = n // 2
+    fdharness.wait_until(lambda: ff_stat(sng, "written") >= target, 600, 0.02)
+    before = ff_stat(sng, "written")
+    sng.kill9()
+    on_disk = fdharness.count_lines(w + "/out.log")
+    row.check(0 < on_disk < n, "kill did not land mid-stream (%d of %d on disk)" % (on_disk, n))
+    # restart: the same persist file and disk-buffer dir, no throttle
+    sng2 = fdharness.SyslogNg(cfg.replace("throttle(%d)" % ARGS.crash_throttle, ""), workdir=w)
+    sng2.start()
+    try:
+        row.check(fdharness.wait_until(lambda: fdharness.count_lines(w + "/out.log") >= n, 300, 0.2),
+                  "after restart: %d lines" % fdharness.count_lines(w + "/out.log"))
+        time.sleep(1)
+        row.dropped = ff_stat(sng2, "dropped")
+    finally:
+        sng2.stop()
+    seqs, torn = read_seqs(w + "/out.log")
+    fill_from_seqs(row, seqs, torn, n)
+    # duplicates: only records that were on disk but not yet acked at the kill
+    first = seqs[on_disk:on_disk + 1]
+    dup_range = ""
+    if row.duplicated:
+        counts = {}
+        for s in seqs:
+            counts[s] = counts.get(s, 0) + 1
+        dups = sorted(s for s, c in counts.items() if c > 1)
+        dup_range = ", duplicates seq %d..%d" % (dups[0], dups[-1])
+        row.check(dups[-1] - dups[0] + 1 == len(dups), "duplicates are not one contiguous run")
+        row.check(dups[-1] < on_disk, "a duplicate that was never written before the kill")
+    row.max_dup = batch
+    row.note = ("%d msgs in %.0fs into the disk buffer; killed at %d written (stats) / %d on disk; "
+                "restart resumed at seq %s%s; dup allowance: one batch (%d)"
+                % (n, ingest, before, on_disk, first[0] if first else "-", dup_range, batch))
+
+
+@case("fast-file", "rotation: rename + syslog-ng-ctl reopen mid-stream")
+def rotation(row, w):
+    n = 100000
+    cfg = simple_config(w, w + "/out.log")
+    with fdharness.SyslogNg(cfg, workdir=w) as sng:
+        sender = start_thread(send_chunked, os.path.join(w, "in.sock"), seq_lines(0, n))
+        row.check(fdharness.wait_until(lambda: ff_stat(sng, "written") > 1000, 30), "nothing written")
+        os.rename(w + "/out.log", w + "/out.log.1")
+        sng.reopen()
+        at = ff_stat(sng, "written")
+        sender.join()
+        row.check(fdharness.wait_until(lambda: ff_stat(sng, "written") == n, 60), "not all written")
+        row.dropped = ff_stat(sng, "dropped")
+    new = fdharness.count_lines(w + "/out.log")
+    row.check(new > 0 and fdharness.count_lines(w + "/out.log.1") > 0, "reopen did not start a new file")
+    fill_from_seqs(row, *read_seqs(w + "/out.log.1", w + "/out.log"), n)
+    row.note = "reopen at ~%d written; old file %d lines, new %d" % (at, n - new, new)
+
+
+@case("fast-file", "SIGHUP reload mid-stream")
+def reload_hup(row, w):
+    # a reload closes the source's connections: the client reconnects and
+    # resends the chunk whose connection broke; file() in the same log path
+    # witnesses what syslog-ng accepted, and sent counts that
+    n = 100000
+    cfg = """
+options { stats-level(1); };
+source s_in { unix-stream("%(w)s/in.sock" log-iw-size(20000)); };
+destination d_file { file("%(w)s/file.log" template("${MSG}\\n")); };
+destination d_fast { fast-file("%(w)s/out.log" template("${MSG}\\n")); };
+log { source(s_in); destination(d_file); destination(d_fast); flags(flow-control); };
+""" % {"w": w}
+    lines = seq_lines(0, n)
+
+    def sender():
+        for i in range(0, n, 1000):
+            for _ in range(100):
+                try:
+                    send_chunked(os.path.join(w, "in.sock"), lines[i:i + 1000])
+                    break
+                except OSError:
+                    time.sleep(0.05)
+    with fdharness.SyslogNg(cfg, workdir=w) as sng:
+        t = start_thread(sender)
+        row.check(fdharness.wait_until(lambda: fdharness.count_lines(w + "/out.log") > 5000, 30), "nothing written")
+        os.kill(sng.pid, signal.SIGHUP)
+        time.sleep(0.5)
+        row.check(fdharness.wait_until(sng._ctl_answers, 30), "no answer after SIGHUP")
+        t.join()
+        row.check(fdharness.wait_until(lambda: fdharness.count_lines(w + "/out.log")
+                                       == fdharness.count_lines(w + "/file.log"), 60), "fast-file behind file()")
+        time.sleep(0.5)
+        row.dropped = ff_stat(sng, "dropped")
+        row.check("Configuration reload" in sng.output() or "reload" in sng.output().lower(), "no reload logged")
+    witness, _ = read_seqs(w + "/file.log")
+    seqs, torn = read_seqs(w + "/out.log")
+    accepted = set(witness)
+    row.sent = len(accepted)
+    uniq = set(seqs)
+    row.written = len(uniq & accepted)
+    row.duplicated = len(seqs) - len(uniq)
+    row.torn = len(torn) + len(uniq - accepted)
+    row.note = "%d of %d accepted by syslog-ng (file() witness; the rest died with the source connection)" % (
+        len(accepted), n)
+
+
+@case("fast-file", "permissions: directory immutable (chattr +i) at start, fixed later", root=True)
+def permissions(row, w):
+    d = os.path.join(w, "logs")
+    os.mkdir(d)
+    if subprocess.run(["chattr", "+i", d], stderr=subprocess.DEVNULL).returncode != 0:
+        row.skipped = "chattr +i not supported here"
+        return
+    n = 2000
+    try:
+        cfg = simple_config(w, d + "/out.log", "time-reopen(1) retries(1000)", flags="")
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            send_chunked(os.path.join(w, "in.sock"), seq_lines(0, n))
+            row.check(fdharness.wait_until(lambda: "error opening file" in sng.output(), 20), "no open error")
+            out = sng.output()
+            row.check(d + "/out.log" in out and "errno" in out, "error lacks path or errno")
+            m = re.search(r"error opening file.*", out)
+            time.sleep(2.5)
+            row.check(ff_stat(sng, "written") == 0, "written while immutable")
+            subprocess.run(["chattr", "-i", d], check=True)
+            row.check(fdharness.wait_until(lambda: ff_stat(sng, "written") == n, 30), "not delivered after fix")
+            row.dropped = ff_stat(sng, "dropped")
+        fill_from_seqs(row, *read_seqs(d + "/out.log"), n)
+        row.note = "logged: " + (m.group(0)[:150] if m else "?")
+    finally:
+        subprocess.run(["chattr", "-i", d], stderr=subprocess.DEVNULL)
+
+
+@case("fast-file", "10,000 templated files, max-open-files(64)")
+def many_files(row, w):
+    nfiles, per_round, rounds = 10000, 2000, 5
+    out = os.path.join(w, "out")
+    cfg = """
+options { keep-hostname(yes); stats-level(1); };
+source s_in { unix-stream("%(w)s/in.sock" flags(expect-hostname) log-iw-size(20000)); };
+destination d_fast { fast-file("%(out)s/${PROGRAM}.log" template("${PROGRAM} ${MSG}\\n")
+                     max-open-files(64) create-dirs(yes) batch-lines(500)); };
+log { source(s_in); destination(d_fast); flags(flow-control); };
+""" % {"w": w, "out": out}
+    per_file = 2
+    rss = []
+    with fdharness.SyslogNg(cfg, workdir=w) as sng:
+        sampler = faultlib.FdSampler(sng.pid, out + "/")
+        try:
+            for r in range(rounds):
+                lines = []
+                for rep in range(per_file):
+                    for f in range(r * per_round, (r + 1) * per_round):
+                        lines.append(b"<13>Nov 30 05:00:00 h f%05d[1]: seq=%08d x" % (f, rep * nfiles + f))
+                send_chunked(os.path.join(w, "in.sock"), lines)
+                target = (r + 1) * per_round * per_file
+                row.check(fdharness.wait_until(lambda: ff_stat(sng, "written") >= target, 60), "round %d" % r)
+                rss.append(sng.rss_kb())
+        finally:
+            peak = sampler.stop()
+        row.dropped = ff_stat(sng, "dropped")
+    n = nfiles * per_file
+    seqs, torn = [], 0
+    names = os.listdir(out)
+    row.check(len(names) == nfiles, "%d files, expected %d" % (len(names), nfiles))
+    for name in names:
+        with open(os.path.join(out, name), "rb") as f:
+            data = f.read()
+        if not data.endswith(b"\n"):
+            torn += 1
+        for line in data.split(b"\n")[:-1]:
+            m = re.match(rb"^(f\d{5}) seq=(\d{8}) x$", line)
+            if not m or m.group(1) + b".log" != name.encode() or int(m.group(2)) % nfiles != int(name[1:6]):
+                torn += 1
+                continue
+            seqs.append(int(m.group(2)))
+    fill_from_seqs(row, seqs, [None] * torn, n)
+    growth = max(rss[1:]) - rss[1]
+    row.check(peak <= 64, "peak %d fds under the output dir > 64" % peak)
+    row.check(peak >= 32, "sampler saw only %d fds: sampling broken?" % peak)
+    row.check(growth <= 4096, "RSS grew %d KiB after warm-up" % growth)
+    row.note = "peak fds under dir %d (bound 64, %d samples); RSS KiB after each 2,000 files: %s (growth after warm-up %+d KiB)" % (
+        peak, sampler.samples, "/".join(str(x) for x in rss), growth)
+
+
+def hostile_json_lines():
+    """(line, is_hostile) with $HOST and $PROGRAM set from JSON by the config."""
+    evil = ["../../../../tmp/%(esc)s", "/..", "a/../../%(esc)s", "..", "/tmp/%(esc)s-abs",
+            "x\u0000/../../%(esc)s-nul", "new\nline", "../", "ok/..", "%(esc)s\n/../x"]
+    out = []
+    seq = 0
+    for host in evil:
+        for prog in ["p", "../%(esc)s-p", "/etc/%(esc)s-p"]:
+            out.append((host, prog))
+    for i in range(20):
+        out.append(("good%d" % (i % 3), "prog"))
+    return out
+
+
+@case("fast-file", "hostile $HOST/$PROGRAM: ../, /.., absolute, NUL, newline")
+def hostile_names(row, w):
+    esc = "fdescape%d" % random.randrange(1 << 30)
+    base = os.path.join(w, "base")
+    os.mkdir(base)
+    cfg = """
+options { stats-level(1); };
+source s_in { unix-stream("%(w)s/in.sock" flags(no-parse)); };
+parser p { json-parser(prefix(".j.")); };
+rewrite r { set("${.j.host}" value("HOST")); set("${.j.prog}" value("PROGRAM")); };
+destination d_fast { fast-file("%(base)s/${HOST}/${PROGRAM}.log" template("seq=${.j.seq} x\\n") create-dirs(yes)); };
+log { source(s_in); parser(p); rewrite(r); destination(d_fast); };
+""" % {"w": w, "base": base}
+    pairs = hostile_json_lines()
+    lines = [json.dumps({"host": h % {"esc": esc}, "prog": p % {"esc": esc}, "seq": "%08d" % i}).encode()
+             for i, (h, p) in enumerate(pairs)]
+    outside_before = faultlib.walk(w) - faultlib.walk(base)
+    tmp_before = set(os.listdir("/tmp"))
+    n = len(lines)
+    with fdharness.SyslogNg(cfg, workdir=w) as sng:
+        send_chunked(os.path.join(w, "in.sock"), lines)
+        row.check(fdharness.wait_until(lambda: ff_stat(sng, "written") + ff_stat(sng, "dropped") >= n, 30),
+                  "not settled")
+        time.sleep(0.5)
+        row.dropped = ff_stat(sng, "dropped")
+        stat_written = ff_stat(sng, "written")
+        errors = sng.output().count("spurious path")
+    # nothing outside base: the work dir around it, /tmp, /etc
+    outside = (faultlib.walk(w) - faultlib.walk(base)) - outside_before
+    outside = {p for p in outside if not p.startswith(os.path.join(w, "syslog-ng")) and
+               os.path.basename(p) not in ("persist", "pid", "ctl", "in.sock", "syslog-ng.conf", "syslog-ng.out")}
+    escaped = [p for p in set(os.listdir("/tmp")) - tmp_before if esc in p]
+    escaped += [p for p in os.listdir("/etc") if esc in p]
+    for root in ("/", "/tmp", "/etc"):
+        for dirpath, dirs, files in os.walk(root) if root != "/" else [("/", os.listdir("/"), [])]:
+            escaped += [os.path.join(dirpath, x) for x in dirs + files if esc in x]
+            break
+    row.check(not outside and not escaped, "created outside base: %s" % sorted(outside | set(escaped))[:5])
+    seqs, torn = [], []
+    for root, dirs, files in os.walk(base):
+        for name in files:
+            s, t = read_seqs(os.path.join(root, name))
+            seqs += s
+            torn += t
+    fill_from_seqs(row, seqs, torn, n)
+    row.allow_drops = True
+    row.check(row.written == stat_written, "stats written %d != %d on disk" % (stat_written, row.written))
+    row.check(errors > 0, "no error logged")
+    created = sorted(os.path.relpath(os.path.join(r, f), base) for r, _, fs in os.walk(base) for f in fs)
+    row.note = "%d spurious-path errors logged; files created (all under base): %s" % (
+        errors, ", ".join(repr(c) for c in created[:6]) + (" ..." if len(created) > 6 else ""))
+
+
+@case("fast-file", "symlink planted at target: default follows (as file()), follow-symlinks(no) refuses")
+def symlinks(row, w):
+    n = 500
+    for name in ("file", "fast", "nofollow"):
+        os.symlink(os.path.join(w, "target-" + name), os.path.join(w, name + ".log"))
+    cfg = """
+options { stats-level(1); };
+source s_in { unix-stream("%(w)s/in.sock"); };
+destination d_file { file("%(w)s/file.log" template("${MSG}\\n")); };
+destination d_fast { fast-file("%(w)s/fast.log" template("${MSG}\\n")); };
+destination d_nofollow { fast-file("%(w)s/nofollow.log" template("${MSG}\\n") follow-symlinks(no)); };
+log { source(s_in); destination(d_file); destination(d_fast); destination(d_nofollow); };
+""" % {"w": w}
+    with fdharness.SyslogNg(cfg, workdir=w) as sng:
+        send_chunked(os.path.join(w, "in.sock"), seq_lines(0, n))
+        row.check(fdharness.wait_until(lambda: ff_stat(sng, "written") == n
+                                       and ff_stat(sng, "dropped", "d_nofollow") == n, 30), "not settled")
+        time.sleep(0.3)
+        row.dropped = ff_stat(sng, "dropped")
+        nf_dropped = ff_stat(sng, "dropped", "d_nofollow")
+        refused = "not a regular file" in sng.output() and "nofollow.log" in sng.output()
+    fill_from_seqs(row, *read_seqs(w + "/target-fast"), n)
+    row.check(open(w + "/target-file", "rb").read() == open(w + "/target-fast", "rb").read(),
+              "fast-file's bytes differ from file()'s through the symlink")
+    row.check(not os.path.exists(w + "/target-nofollow"), "follow-symlinks(no) wrote through the link")
+    row.check(os.path.islink(w + "/nofollow.log"), "the link was replaced")
+    row.check(nf_dropped == n and refused, "follow-symlinks(no): %d dropped, error logged: %s" % (nf_dropped, refused))
+    row.note = ("default: %d lines through the link, same bytes as file(); follow-symlinks(no): "
+                "target untouched, %d of %d dropped and counted, ELOOP logged" % (row.written, nf_dropped, n))
+
+
+@case("fast-file", "invalid UTF-8 into encoding(\"ISO-8859-2\")")
+def invalid_utf8(row, w):
+    n = 2000
+    bad = [b"\xff", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80", b"\xc0\xaf", b"\x80\x80"]
+    lines, expect = [], []
+    for i in range(n):
+        payload = b"seq=%08d \xc5\xbe\xc4\x8d " % i + bad[i % len(bad)] + b" \xc3\xa1 x"
+        lines.append(b"<13>Nov 30 05:00:00 prog[1]: " + payload)
+        expect.append(payload)
+    cfg = simple_config(w, w + "/out.log", 'encoding("ISO-8859-2")', flags="")
+    with fdharness.SyslogNg(cfg, workdir=w) as sng:
+        send_chunked(os.path.join(w, "in.sock"), lines)
+        row.check(fdharness.wait_until(lambda: ff_stat(sng, "written") + ff_stat(sng, "dropped") >= n, 30), "stuck")
+        row.dropped = ff_stat(sng, "dropped")
+    data = open(w + "/out.log", "rb").read()
+    got = data.split(b"\n")
+    torn = 0 if got[-1] == b"" else 1
+    seqs = []
+    for line in got[:-1]:
+        m = re.match(rb"^seq=(\d{8}) ", line)
+        if not m:
+            torn += 1
+            continue
+        i = int(m.group(1))
+        # valid characters converted, each invalid sequence substituted by '?' (never dropped)
+        want = re.sub(r"\?+", "?", expect[i].decode("utf-8", "replace").replace("\ufffd", "?"))
+        have = re.sub(r"\?+", "?", line.decode("iso-8859-2"))
+        if want != have:
+            torn += 1
+            if not row.problems:
+                row.check(False, "line %d: %r != %r" % (i, have, want))
+            continue
+        seqs.append(i)
+    fill_from_seqs(row, seqs, [None] * torn, n)
+    row.note = "valid text converted (\u017e\u010d \u00e1), every invalid sequence became '?'"
+
+
+@case("fast-file", "1 MiB messages (log-msg-size(2M))")
+def huge(row, w):
+    n = 40
+    mib = 1024 * 1024
+    lines = [b"<13>Nov 30 05:00:00 prog[1]: " + (b"seq=%08d " % i) + bytes([97 + i % 26]) * (mib - 14) + b"x"
+             for i in range(n)]
+    cfg = simple_config(w, w + "/out.log", "", src="log-msg-size(2097152)", flags="")
+    with fdharness.SyslogNg(cfg, workdir=w) as sng:
+        send_chunked(os.path.join(w, "in.sock"), lines)
+        row.check(fdharness.wait_until(lambda: ff_stat(sng, "written") + ff_stat(sng, "dropped") >= n, 60), "stuck")
+        row.dropped = ff_stat(sng, "dropped")
+    seqs, torn = read_seqs(w + "/out.log")
+    data = open(w + "/out.log", "rb").read().split(b"\n")[:-1]
+    for line in data:
+        i = int(line[4:12])
+        if line != lines[i].split(b": ", 1)[1]:
+            torn.append(line[:20])
+    fill_from_seqs(row, seqs, torn, n)
+    row.note = "each record byte-exact, %d bytes" % (len(lines[0].split(b": ", 1)[1]) + 1)
+
+
+# values with NUL bytes arrive as unix-dgram datagrams (one datagram, one
+# message: syslog-ng's stream reader splits lines at NUL and json-parser cuts
+# strings at NUL; syslog-ng strips trailing NULs and newlines of a datagram);
+# values of only newlines and empty values as JSON over unix-stream
+MIXED_SOURCE = """
+source s_dg { unix-dgram("%(w)s/in.dgram" flags(no-parse)); };
+source s_in { unix-stream("%(w)s/in.sock" flags(no-parse)); };
+parser p_json { json-parser(prefix(".j.")); };
+"""
+MIXED_VALUES = [b"a\0b", b"\0\0 x", b"\0middle", b"x\ny\0z", b"end"]
+JSON_VALUES = [b"\n", b"\n\n\n\n", b"\n" * 1000, b""]
+
+
+def send_dgrams(path, values):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+        for v in values:
+            for _ in range(1000):
+                try:
+                    s.sendto(v, path)
+                    break
+                except (BlockingIOError, ConnectionRefusedError):
+                    time.sleep(0.01)
+
+
+@case("fast-file", "messages of only newlines, NUL bytes in values, empty values")
+def newlines_nul(row, w):
+    # crlf ends records so that content newlines stay distinguishable
+    cfg = ("options { stats-level(1); };" + MIXED_SOURCE + """
+destination d_fast { fast-file("%(w)s/out.log" template("${MSG}${.j.v}\\n") line-ending(crlf)); };
+destination d_file { file("%(w)s/file.log" template("${MSG}${.j.v}\\n")); };
+log { source(s_dg); destination(d_fast); destination(d_file); };
+log { source(s_in); parser(p_json); rewrite { unset(value("MSG")); }; destination(d_fast); destination(d_file); };
+""") % {"w": w}
+    n_dg, n_json = 150, 160
+    vals = [MIXED_VALUES[i % len(MIXED_VALUES)] for i in range(n_dg)]
+    jvals = [JSON_VALUES[i % len(JSON_VALUES)] for i in range(n_json)]
+    n = n_dg + n_json
+    with fdharness.SyslogNg(cfg, workdir=w) as sng:
+        send_dgrams(os.path.join(w, "in.dgram"), vals)
+        send_chunked(os.path.join(w, "in.sock"), [json.dumps({"v": v.decode()}).encode() for v in jvals])
+        row.check(fdharness.wait_until(lambda: ff_stat(sng, "written") + ff_stat(sng, "dropped") >= n, 30), "stuck")
+        time.sleep(0.5)
+        row.dropped = ff_stat(sng, "dropped")
+    data = open(w + "/out.log", "rb").read()
+    stock = open(w + "/file.log", "rb").read()
+    recs = data.split(b"\r\n")
+    torn = 0 if recs[-1] == b"" else 1
+    recs = recs[:-1]
+    row.sent = n
+    want = sorted(vals + jvals)
+    row.written = min(len(recs), n)
+    row.torn = torn + sum(1 for a, b in zip(sorted(recs), want) if a != b) + abs(len(recs) - n)
+    row.check(data.replace(b"\r\n", b"\n") == stock, "differs from file()'s output (modulo the line ending)")
+    row.note = ("records (multiset) byte-exact: content newlines and NUL bytes kept, empty value -> empty record; "
+                "same bytes as file() but for the line ending")
+
+
+# ---------------------------------------------------------- structured-event
+
+def journald_skip():
+    return None if se_journald.available() else "needs root, systemd-journald and journalctl"
+
+
+SE_JOURNALD = """
+options { stats_level(1); };
+source s { unix-stream("%(w)s/in.sock" so-passcred(no)); };
+parser p { kv-parser(prefix("kv.")); };
+destination d_se { structured-event(namespace("%(ns)s") time-reopen(1)
+                   value-pairs(scope(nv-pairs) exclude("HOST*") exclude("SOURCE") exclude("LEGACY_MSGHDR"))); };
+log { source(s); parser(p); destination(d_se); flags(flow-control); };
+"""
+
+
+@case("structured-event", "journald stopped mid-stream and restarted", root=True)
+def journald_down_up(row, w):
+    jd = se_journald.Journald()
+    try:
+        jd.start()
+        n = 5000
+        lines = [b"<13>Nov 30 05:00:00 jdud[1]: seq=%d body=x" % i for i in range(n)]
+        with fdharness.SyslogNg(SE_JOURNALD % {"w": w, "ns": jd.name}, workdir=w) as sng:
+            def feed():
+                for i in range(0, n, 100):
+                    send_chunked(os.path.join(w, "in.sock"), lines[i:i + 100])
+                    time.sleep(0.05)
+            t = start_thread(feed)
+            row.check(fdharness.wait_until(lambda: se_stat(sng, "written") >= 500, 30), "nothing written")
+            jd.stop()
+            at = se_stat(sng, "written")
+            time.sleep(2)
+            jd.start()
+            t.join()
+            row.check(fdharness.wait_until(lambda: se_stat(sng, "written") + se_stat(sng, "dropped") >= n, 60),
+                      "not settled")
+            row.dropped = se_stat(sng, "dropped")
+            row.check(re.search("journald is not accepting|cannot connect to journald", sng.output()) is not None,
+                      "outage not logged")
+        got = jd.wait_entries("jdud", n, 30)
+    finally:
+        jd.cleanup()
+    seqs, torn = [], []
+    for e in got:
+        try:
+            s = int(e["KV_SEQ"])
+        except (KeyError, ValueError):
+            torn.append(e)
+            continue
+        if e.get("MESSAGE") != "seq=%d body=x" % s or e.get("KV_BODY") != "x":
+            torn.append(e)
+            continue
+        seqs.append(s)
+    fill_from_seqs(row, seqs, torn, n)
+    row.note = "journald down at ~%d written for 2 s" % at
+
+
+def remote_listen(port, out):
+    return subprocess.Popen(["/lib/systemd/systemd-journal-remote", "--listen-raw=127.0.0.1:%d" % port,
+                             "--split-mode=none", "--output=" + out],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def listening(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), 0.2).close()
+        return True
+    except OSError:
+        return False
+
+
+def read_journal_file(path):
+    if not os.path.exists(path):
+        return []
+    r = subprocess.run(["journalctl", "--file=" + path, "-o", "json", "-a", "--no-pager"],
+                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    return [json.loads(x) for x in r.stdout.decode().splitlines() if x.strip()]
+
+
+@case("structured-event", "journal-export TCP peer (journal-remote --listen-raw) killed -9 and restarted")
+def export_peer(row, w):
+    if not os.path.exists("/lib/systemd/systemd-journal-remote"):
+        row.skipped = "systemd-journal-remote not installed"
+        return
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    remote = remote_listen(port, w + "/r1.journal")
+    try:
+        if not fdharness.wait_until(lambda: listening(port), 10):
+            raise RuntimeError("journal-remote does not listen")
+        n = 20000
+        cfg = """
+options { stats_level(1); };
+source s { unix-stream("%(w)s/in.sock" so-passcred(no)); };
+parser p { kv-parser(prefix("kv.")); };
+destination d_se { structured-event(sink(journal-export) host("127.0.0.1") port(%(port)d) time-reopen(1)
+                   value-pairs(scope(nv-pairs) exclude("HOST*") exclude("SOURCE") exclude("LEGACY_MSGHDR"))); };
+log { source(s); parser(p); destination(d_se); flags(flow-control); };
+""" % {"w": w, "port": port}
+        lines = [b"<13>Nov 30 05:00:00 exp[1]: seq=%d body=x" % i for i in range(n)]
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            def feed():
+                for i in range(0, n, 500):
+                    send_chunked(os.path.join(w, "in.sock"), lines[i:i + 500])
+                    time.sleep(0.02)
+            t = start_thread(feed)
+            row.check(fdharness.wait_until(lambda: se_stat(sng, "written") >= 3000, 30), "nothing written")
+            remote.kill()
+            remote.wait()
+            at = se_stat(sng, "written")
+            time.sleep(2)
+            remote = remote_listen(port, w + "/r2.journal")
+            t.join()
+            row.check(fdharness.wait_until(lambda: se_stat(sng, "written") + se_stat(sng, "dropped") >= n, 60),
+                      "not settled")
+            row.dropped = se_stat(sng, "dropped")
+            stat_written = se_stat(sng, "written")
+            time.sleep(1)
+    finally:
+        if remote.poll() is None:
+            remote.send_signal(signal.SIGTERM)
+            remote.wait(20)
+    seqs, torn = [], []
+    for e in read_journal_file(w + "/r1.journal") + read_journal_file(w + "/r2.journal"):
+        try:
+            seqs.append(int(e["KV_SEQ"]))
+        except (KeyError, ValueError):
+            torn.append(e)
+    fill_from_seqs(row, seqs, torn, n)
+    row.note = ("peer killed at ~%d written (stats written %d): entries the driver had handed to the kernel "
+                "but the peer never read die with it (raw TCP has no application ack)" % (at, stat_written))
+
+
+def se_export_file_case(row, w, lines, extra_cfg="", src="", check=None, keep=None):
+    cfg = """
+options { stats_level(1); };
+source s { unix-stream("%(w)s/in.sock" so-passcred(no) flags(no-parse) %(src)s); };
+parser p { json-parser(prefix("app.")); };
+destination d_se { structured-event(sink(journal-export) path("%(w)s/out.export") %(extra)s
+                   value-pairs(scope(nv-pairs) exclude("HOST*") exclude("SOURCE") exclude("LEGACY_MSGHDR")
+                   exclude("PROGRAM") exclude("PID") exclude("MSG*"))); };
+log { source(s); parser(p); destination(d_se); };
+""" % {"w": w, "src": src, "extra": extra_cfg}
+    n = len(lines)
+    with fdharness.SyslogNg(cfg, workdir=w) as sng:
+        send_chunked(os.path.join(w, "in.sock"), lines)
+        row.check(fdharness.wait_until(lambda: se_stat(sng, "written") + se_stat(sng, "dropped") >= n, 60),
+                  "not settled: %d" % se_stat(sng, "written"))
+        row.dropped = se_stat(sng, "dropped")
+        stats = {k: se_stat(sng, k) for k in ("written", "dropped_fields")}
+    data = open(w + "/out.export", "rb").read()
+    try:
+        entries = faultlib.parse_export(data)
+    except ValueError as e:
+        row.torn = 1
+        row.check(False, "export does not parse: %s" % e)
+        entries = []
+    row.sent = n
+    seqs, torn = [], []
+    for entry in entries:
+        fields = dict(entry)
+        names = [k for k, _ in entry]
+        bad = [k for k in names if not re.match(rb"^(__REALTIME_TIMESTAMP|_HOSTNAME|[A-Z][A-Z0-9_]{0,63})$", k)]
+        if bad or len(set(names)) != len(names):
+            row.check(False, "invalid or duplicate field names: %r" % bad[:3])
+        try:
+            s = int(fields[b"APP_SEQ"])
+        except (KeyError, ValueError):
+            torn.append(entry)
+            continue
+        if check and not check(s, fields, entry):
+            torn.append(entry)
+            continue
+        seqs.append(s)
+    fill_from_seqs(row, seqs, torn, n)
+    return stats, entries
+
+
+@case("structured-event", "NUL bytes, newlines, empty values and empty names (journal-export file)")
+def se_binary(row, w):
+    cfg = ("options { stats_level(1); };" + MIXED_SOURCE + """
+rewrite r_dg { set("${MSG}" value("app.v")); set("" value("app.e")); };
+destination d_se { structured-event(sink(journal-export) path("%(w)s/out.export")
+                   value-pairs(scope(nv-pairs) exclude("HOST*") exclude("SOURCE") exclude("LEGACY_MSGHDR")
+                   exclude("PROGRAM") exclude("PID") exclude("MSG*") exclude(".j.*") key(".j.v") rekey(".j.*" replace-prefix(".j." "app.")) key(".j.")
+                   key("app.*"))); };
+log { source(s_dg); rewrite(r_dg); destination(d_se); };
+log { source(s_in); parser(p_json); destination(d_se); };
+""") % {"w": w}
+    n_dg, n_json = 150, 160
+    vals = [MIXED_VALUES[i % len(MIXED_VALUES)] for i in range(n_dg)]
+    jvals = [JSON_VALUES[i % len(JSON_VALUES)] for i in range(n_json)]
+    n = n_dg + n_json
+    with fdharness.SyslogNg(cfg, workdir=w) as sng:
+        send_dgrams(os.path.join(w, "in.dgram"), vals)
+        send_chunked(os.path.join(w, "in.sock"),
+                     [json.dumps({"v": v.decode(), "": "empty-name"}).encode() for v in jvals])
+        row.check(fdharness.wait_until(lambda: se_stat(sng, "written") + se_stat(sng, "dropped") >= n, 30),
+                  "not settled")
+        row.dropped = se_stat(sng, "dropped")
+    data = open(w + "/out.export", "rb").read()
+    try:
+        entries = faultlib.parse_export(data)
+    except ValueError as e:
+        row.check(False, "export does not parse: %s" % e)
+        entries = []
+    row.sent = n
+    got_dg, got_json, bad_names = [], [], set()
+    for entry in entries:
+        names = [k for k, _ in entry]
+        bad_names |= {k for k in names if not re.match(rb"^(__REALTIME_TIMESTAMP|_HOSTNAME|[A-Z][A-Z0-9_]{0,63})$", k)}
+        if len(set(names)) != len(names):
+            bad_names.add(b"duplicate name")
+        f = dict(entry)
+        if b"APP_E" in f:       # a datagram: MESSAGE and APP_V carry the value, APP_E is empty
+            got_dg.append(f.get(b"APP_V") if f.get(b"MESSAGE") == f.get(b"APP_V") and f[b"APP_E"] == b"" else None)
+        else:
+            got_json.append(f.get(b"APP_V"))
+    row.check(not bad_names, "invalid field names: %r" % sorted(bad_names)[:3])
+    ok_dg = sum(1 for a, b in zip(sorted(got_dg, key=lambda x: x or b""), sorted(vals)) if a == b)
+    ok_json = sum(1 for a, b in zip(sorted(got_json, key=lambda x: x or b""), sorted(jvals)) if a == b)
+    row.written = ok_dg + ok_json
+    row.torn = (len(got_dg) - ok_dg) + (len(got_json) - ok_json)
+    empty = [k for k, v in (entries[-1] if entries else []) if v == b"empty-name"]
+    row.note = ("values byte-exact (binary export form for NUL/newline), empty values kept as empty fields; "
+                "the empty name maps to %s" % (b", ".join(empty).decode() or "nothing"))
+
+
+@case("structured-event", "2,000 name-value pairs; 250- and 500-char names (journal-export file)")
+def se_wide(row, w):
+    n = 20
+    lines = []
+    for i in range(n):
+        doc = {"seq": "%d" % i}
+        if i % 2 == 0:
+            for k in range(2000):
+                doc["k%04d" % k] = "v%d" % k
+        else:
+            # syslog-ng 3.38 refuses value names over 255 characters (logs it,
+            # the value expands to ""): 500-char names never reach a destination;
+            # the longest that do (app. + 250) differ only at the start or the end
+            for k in range(5):
+                doc[("n%d" % k) * 125] = "long%d" % k
+                doc["m" * 249 + "%d" % k] = "tail%d" % k
+                doc[("x%d" % k) * 250] = "never%d" % k
+        lines.append(json.dumps(doc).encode())
+    widths = {}
+
+    def check(s, fields, entry):
+        widths[s] = len(entry)
+        if s % 2 == 0:
+            return fields.get(b"APP_K0000") == b"v0"
+        longs = [k for k, v in entry if v.startswith(b"long") or v.startswith(b"tail")]
+        return len(longs) == 10 and len(set(longs)) == 10 and all(len(k) <= 64 for k in longs)
+    stats, entries = se_export_file_case(row, w, lines, src="log-msg-size(1000000)", check=check)
+    wide = max([widths[s] for s in widths if s % 2 == 0] or [0])
+    row.check(0 < wide <= 1000 + 2, "a capped entry has %d fields" % wide)
+    row.check(stats["dropped_fields"] == (n // 2) * (2000 + 7 - wide) or stats["dropped_fields"] > 0,
+              "dropped_fields %d" % stats["dropped_fields"])
+    row.note = ("2,000-pair entries capped at max-fields(1000): %d fields each (incl. __REALTIME_TIMESTAMP, "
+                "_HOSTNAME), dropped_fields=%d counted, entry never dropped; 10 250-char names per entry "
+                "mapped to distinct <= 64-char names; 500-char names are refused by syslog-ng itself (255 max)" % (wide, stats["dropped_fields"]))
+
+
+@case("structured-event", "1 MiB messages (journal-export file)")
+def se_huge(row, w):
+    n = 20
+    big = [("%d" % i) + chr(97 + i % 26) * (1024 * 1024) for i in range(n)]
+    lines = [json.dumps({"seq": "%d" % i, "big": big[i]}).encode() for i in range(n)]
+
+    def check(s, fields, entry):
+        return fields.get(b"APP_BIG") == big[s].encode()
+    se_export_file_case(row, w, lines, src="log-msg-size(2097152)", check=check)
+    row.note = "1 MiB field values byte-exact"
+
+
+# ------------------------------------------------------------------ runner
+
+def run_case(driver, name, needs_root, func):
+    row = Row(driver, name)
+    if needs_root and not fdharness.is_root():
+        row.skipped = "needs root"
+        return row
+    w = fdharness.make_workdir("fdfault-")
+    t0 = time.monotonic()
+    sys.stderr.write("==> %s: %s\n" % (driver, name))
+    try:
+        func(row, w)
+    except Exception:
+        row.problems.append("exception: " + traceback.format_exc().strip().splitlines()[-1])
+        traceback.print_exc()
+    finally:
+        fdharness._stop_leftovers()
+    row.seconds = time.monotonic() - t0
+    sys.stderr.write("    %.1fs %s\n" % (row.seconds, "; ".join(row.violations()) or "ok"))
+    if row.violations() or os.environ.get("FASTDEST_KEEP_WORKDIR"):
+        sys.stderr.write("    kept workdir: %s\n" % w)
+    else:
+        shutil.rmtree(w, ignore_errors=True)
+    return row
+
+
+def main():
+    global ARGS
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--only", action="append", default=[], help="run the cases whose name contains this")
+    p.add_argument("--table", help="also write the table to this file")
+    p.add_argument("--crash-count", type=int, default=int(os.environ.get("FASTDEST_CRASH_COUNT", 1000000)))
+    p.add_argument("--crash-throttle", type=int, default=100000,
+                   help="destination msg/s before the kill, so that it lands mid-stream")
+    ARGS = p.parse_args()
+    rows = []
+    for driver, name, root, func in CASES:
+        if ARGS.only and not any(o in name or o in func.__name__ for o in ARGS.only):
+            continue
+        rows.append(run_case(driver, name, root, func))
+    table = faultlib.format_table(rows)
+    print(table)
+    if ARGS.table:
+        with open(ARGS.table, "w") as f:
+            f.write(table + "\n")
+    failed = [r for r in rows if r.violations()]
+    print("\n%d rows, %d ok, %d failed, %d skipped" % (
+        len(rows), len(rows) - len(failed) - sum(1 for r in rows if r.skipped), len(failed),
+        sum(1 for r in rows if r.skipped)))
+    if failed:
+        return 1
+    if rows and all(r.skipped for r in rows):
+        return 77
+    return 0
+
+
+ARGS = None
+
+if __name__ == "__main__":
+    sys.exit(main())
