@@ -51,7 +51,7 @@ typedef struct _FastFileSetOptions
 {
   const AppendOpenerOptions *opener;
   guint max_open;
-  guint expected_records;     /* buffer sizing: batch-lines */
+  guint expected_records;     /* records a buffer is sized for at reset (adaptive buffers) */
   gsize fixed_capacity;       /* buffer-size(), 0: adaptive */
   gboolean fsync;
   gboolean single_writer;     /* only this worker appends: a torn tail may be truncated away */

@@ -289,7 +289,9 @@ _init(LogThreadedDestWorker *s)
   {
     .opener = &owner->opener_options,
     .max_open = owner->max_open_files,
-    .expected_records = MAX(owner->super.batch_lines, 1),
+    /* one file takes whole batches: size for them up front; with templated
+     * names a file takes its share, and its buffer grows to what it needs */
+    .expected_records = owner->filename_is_literal ? MAX(owner->super.batch_lines, 1) : 1,
     .fixed_capacity = owner->buffer_size,
     .fsync = owner->fsync,
     .single_writer = owner->super.num_workers <= 1,
