@@ -175,6 +175,25 @@ _write_batch(FastFileWorker *self)
   return LTR_NOT_CONNECTED;
 }
 
+/* names come from message fields a sender controls: at most one error a second */
+static void
+_report_refused_path(FastFileWorker *self)
+{
+  gint64 now = g_get_monotonic_time() / G_USEC_PER_SEC;
+
+  if (now == self->refused_paths.last_report)
+    {
+      self->refused_paths.suppressed++;
+      return;
+    }
+  msg_error("fast-file(): spurious path, message dropped",
+            evt_tag_str("driver", self->super.owner->super.super.id),
+            evt_tag_str("path", self->filename->str),
+            evt_tag_int("suppressed_since_last_report", self->refused_paths.suppressed));
+  self->refused_paths.last_report = now;
+  self->refused_paths.suppressed = 0;
+}
+
 static FastFileEntry *
 _resolve_entry(FastFileWorker *self, LogMessage *msg)
 {
@@ -188,9 +207,7 @@ _resolve_entry(FastFileWorker *self, LogMessage *msg)
 
   if (append_opener_is_spurious_path(self->filename->str) || strlen(self->filename->str) != self->filename->len)
     {
-      msg_error("fast-file(): spurious path, message dropped",
-                evt_tag_str("driver", self->super.owner->super.super.id),
-                evt_tag_str("path", self->filename->str));
+      _report_refused_path(self);
       return NULL;
     }
   return fastfile_set_lookup(&self->files, self->filename->str);

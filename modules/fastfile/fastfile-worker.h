@@ -54,6 +54,11 @@ typedef struct _FastFileWorker
   guint replay;                      /* rewound records coming back through insert() */
   gint failed_flushes;
   gint reopen_generation;
+  struct
+  {
+    gint64 last_report;
+    guint suppressed;
+  } refused_paths;
   struct iv_timer reap_timer;
 } FastFileWorker;
 
