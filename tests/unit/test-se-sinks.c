@@ -180,6 +180,10 @@ _export_file_sink(const gchar *dir, guint batch_records)
   SeSink *sink;
 
   g_assert(log_template_compile(path, template_str, NULL));
+  /* static: the sink keeps a pointer to it; the previous test's sink is gone,
+   * so free what the previous init allocated (ASan's leak check) */
+  if (template_options.initialized)
+    log_template_options_destroy(&template_options);
   log_template_options_defaults(&template_options);
   log_template_options_init(&template_options, se_test_cfg);
   options.path = path;
