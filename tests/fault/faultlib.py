@@ -55,6 +55,7 @@ class Row:
         self.torn = 0
         self.allow_drops = False
         self.max_dup = 0
+        self.max_lost = 0       # only for a documented limit (noted in the row)
         self.note = ""
         self.problems = []      # violated checks specific to the case
         self.skipped = None     # reason
@@ -73,7 +74,7 @@ class Row:
         if self.skipped:
             return []
         v = list(self.problems)
-        if self.lost != 0:
+        if self.lost < 0 or self.lost > self.max_lost:
             v.append("lost %d" % self.lost)
         if self.torn:
             v.append("torn %d" % self.torn)

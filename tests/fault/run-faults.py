@@ -147,8 +147,8 @@ def crash(row, w):
     sender.join()
     row.check(accepted, "source did not take all %d messages" % n)
     ingest = time.monotonic() - t0
-    target = n // 2
-    fdharness.wait_until(lambda: ff_stat(sng, "written") >= target, 600, 0.02)
+    # kill right away: the throttled destination is part way through, at a
+    # point unrelated to batch boundaries
     before = ff_stat(sng, "written")
     sng.kill9()
     on_disk = fdharness.count_lines(w + "/out.log")
@@ -620,8 +620,7 @@ def read_journal_file(path):
     return [json.loads(x) for x in r.stdout.decode().splitlines() if x.strip()]
 
 
-@case("structured-event", "journal-export TCP peer (journal-remote --listen-raw) killed -9 and restarted")
-def export_peer(row, w):
+def export_peer(row, w, how):
     if not os.path.exists("/lib/systemd/systemd-journal-remote"):
         row.skipped = "systemd-journal-remote not installed"
         return
@@ -649,9 +648,9 @@ log { source(s); parser(p); destination(d_se); flags(flow-control); };
                     time.sleep(0.02)
             t = start_thread(feed)
             row.check(fdharness.wait_until(lambda: se_stat(sng, "written") >= 3000, 30), "nothing written")
-            remote.kill()
-            remote.wait()
             at = se_stat(sng, "written")
+            remote.send_signal(how)
+            remote.wait()
             time.sleep(2)
             remote = remote_listen(port, w + "/r2.journal")
             t.join()
@@ -664,15 +663,44 @@ log { source(s); parser(p); destination(d_se); flags(flow-control); };
         if remote.poll() is None:
             remote.send_signal(signal.SIGTERM)
             remote.wait(20)
-    seqs, torn = [], []
-    for e in read_journal_file(w + "/r1.journal") + read_journal_file(w + "/r2.journal"):
-        try:
-            seqs.append(int(e["KV_SEQ"]))
-        except (KeyError, ValueError):
-            torn.append(e)
+    seqs, torn, second = [], [], []
+    for i, path in enumerate((w + "/r1.journal", w + "/r2.journal")):
+        for e in read_journal_file(path):
+            try:
+                seqs.append(int(e["KV_SEQ"]))
+                if i:
+                    second.append(seqs[-1])
+            except (KeyError, ValueError):
+                torn.append(e)
     fill_from_seqs(row, seqs, torn, n)
-    row.note = ("peer killed at ~%d written (stats written %d): entries the driver had handed to the kernel "
-                "but the peer never read die with it (raw TCP has no application ack)" % (at, stat_written))
+    row.note = "signal at %d written (stats; %d at the end)" % (at, stat_written)
+    # a documented limit, not a guarantee: entries our driver wrote into the
+    # TCP connection (and acked) that the peer had not stored when it went
+    # away die with it, as for any raw-TCP sender (journal-remote does not
+    # drain its socket even on SIGTERM; --listen-raw has no application ack).
+    # What is checked: the loss is one contiguous run at the stop, nothing
+    # else is missing, nothing is duplicated.
+    missing = sorted(set(range(n)) - set(seqs))
+    row.max_lost = 5000
+    if missing:
+        row.check(missing[-1] - missing[0] + 1 == len(missing), "lost entries are not one contiguous run")
+        # (journal-remote goes on reading for a while after SIGTERM: the
+        # switch to the new peer, not the signal, marks the spot)
+        row.check(second and missing[-1] + 1 == min(second),
+                  "lost run %d..%d does not end where the new peer starts (%s)"
+                  % (missing[0], missing[-1], min(second) if second else "-"))
+        row.note += ("; LIMIT: seq %d..%d, written into the connection just before the peer went away, "
+                     "never reached its journal; the new peer starts at %d" % (missing[0], missing[-1], min(second)))
+
+
+@case("structured-event", "journal-export TCP peer (journal-remote --listen-raw) stopped (SIGTERM), restarted (limit: in-flight)")
+def export_peer_term(row, w):
+    export_peer(row, w, signal.SIGTERM)
+
+
+@case("structured-event", "journal-export TCP peer killed -9 and restarted (limit: in-flight entries)")
+def export_peer_kill(row, w):
+    export_peer(row, w, signal.SIGKILL)
 
 
 def se_export_file_case(row, w, lines, extra_cfg="", src="", check=None, keep=None):
@@ -848,9 +876,11 @@ def main():
     global ARGS
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--only", action="append", default=[], help="run the cases whose name contains this")
-    p.add_argument("--table", help="also write the table to this file")
+    p.add_argument("--table", default=(os.path.join(os.environ["FASTDEST_BUILDDIR"], "fault-table.md")
+                                       if os.environ.get("FASTDEST_BUILDDIR") else None),
+                   help="also write the table to this file (default under make check: BUILDDIR/fault-table.md)")
     p.add_argument("--crash-count", type=int, default=int(os.environ.get("FASTDEST_CRASH_COUNT", 1000000)))
-    p.add_argument("--crash-throttle", type=int, default=100000,
+    p.add_argument("--crash-throttle", type=int, default=20000,
                    help="destination msg/s before the kill, so that it lands mid-stream")
     ARGS = p.parse_args()
     rows = []
