@@ -38,6 +38,9 @@ se_journal_encoder_destroy(SeJournalEncoder *self)
 gboolean
 se_journal_value_needs_binary(const gchar *value, gsize len)
 {
+  gboolean ascii = TRUE;
+
+  /* a control character anywhere, also after non-ASCII text, needs the binary form */
   for (gsize i = 0; i < len; i++)
     {
       guint8 c = value[i];
@@ -45,9 +48,9 @@ se_journal_value_needs_binary(const gchar *value, gsize len)
       if ((c < 0x20 && c != '\t') || c == 0x7f)
         return TRUE;
       if (c >= 0x80)
-        return !g_utf8_validate(value + i, len - i, NULL);
+        ascii = FALSE;
     }
-  return FALSE;
+  return !ascii && !g_utf8_validate(value, len, NULL);
 }
 
 static inline gboolean

@@ -110,6 +110,9 @@ test_binary_rule(void)
   CU_ASSERT_TRUE(se_journal_value_needs_binary("a\x7f", 2));
   CU_ASSERT_TRUE(se_journal_value_needs_binary("\xe9t\xe9", 3));
   CU_ASSERT_TRUE(se_journal_value_needs_binary("ok \xc3", 4));
+  /* a newline after valid non-ASCII text (found by tests/fuzz/fuzz-se-export) */
+  CU_ASSERT_TRUE(se_journal_value_needs_binary("h\xc3\xa9llo\nworld", 12));
+  CU_ASSERT_TRUE(se_journal_value_needs_binary("\xc3\xa9\x01", 3));
 }
 
 static CU_TestInfo encoder_tests[] =
