@@ -99,3 +99,12 @@ fd-print-tests:
 	@for t in $(TESTS); do echo $$t; done
 EOF
 }
+
+# The sanitizer build's targets: the modules and the unit test programs.
+fd_unit_targets() {
+  local build=$1
+  make -s -C "$build" -f Makefile -f - fd-print-unit-targets <<'EOF'
+fd-print-unit-targets:
+	@echo $(module_LTLIBRARIES) $(filter tests/unit/%,$(check_PROGRAMS))
+EOF
+}

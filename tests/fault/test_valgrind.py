@@ -84,7 +84,7 @@ source s_in { unix-stream("%(w)s/in.sock" flags(expect-hostname) log-iw-size(500
 destination d_fast { fast-file("%(w)s/out/${HOST}.log" template("${HOST} ${MSG}\\n") create-dirs(yes)
                      max-open-files(4) encoding("UTF-16LE") line-ending(crlf) bom(yes) batch-lines(50)); };
 destination d_single { fast-file("%(w)s/single.log" template("${MSG}\\n")); };
-destination d_spurious { fast-file("%(w)s/out/${PROGRAM}/x.log"); };
+destination d_spurious { fast-file("%(w)s/out/${PROGRAM}/x.log" create-dirs(yes)); };
 log { source(s_in); destination(d_fast); destination(d_single); destination(d_spurious); flags(flow-control); };
 """ % {"w": w}
         n = 2000
