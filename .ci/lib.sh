@@ -100,11 +100,15 @@ fd-print-tests:
 EOF
 }
 
-# The sanitizer build's targets: the modules and the unit test programs.
+# The sanitizer build's targets: the modules and the unit test programs
+# ($2 = sources: the generated sources they need first, i.e. BUILT_SOURCES).
+# tail: a Makefile that regenerates itself first prints configure's output.
 fd_unit_targets() {
-  local build=$1
-  make -s -C "$build" -f Makefile -f - fd-print-unit-targets <<'EOF'
-fd-print-unit-targets:
+  local build=$1 what=${2:-programs}
+  make -s -C "$build" -f Makefile -f - "fd-print-unit-$what" <<'EOF' | tail -n 1
+fd-print-unit-programs:
 	@echo $(module_LTLIBRARIES) $(filter tests/unit/%,$(check_PROGRAMS))
+fd-print-unit-sources:
+	@echo $(BUILT_SOURCES)
 EOF
 }
