@@ -91,10 +91,12 @@ log { source(s_in); destination(d_fast); %(flags)s };
 
 
 def simple_config(w, path, dest="", src="", flags="flags(flow-control);", opts=""):
-    # a source window larger than batch-lines(1000): with the default
-    # log-iw-size(100) flow control makes every batch wait for batch-timeout
+    # a source window larger than batch-lines(1000): the window per
+    # connection is log-iw-size() / max-connections() (at least 100), and
+    # under flow control a window smaller than a batch makes every batch wait
+    # for batch-timeout() (~1,000 msg/s)
     if "log-iw-size" not in src:
-        src += " log-iw-size(20000)"
+        src += " max-connections(1) log-iw-size(20000)"
     return SIMPLE % {"w": w, "path": path, "dest": dest, "src": src, "flags": flags, "opts": opts}
 
 
@@ -281,7 +283,7 @@ def many_files(row, w):
     out = os.path.join(w, "out")
     cfg = """
 options { keep-hostname(yes); stats-level(1); };
-source s_in { unix-stream("%(w)s/in.sock" flags(expect-hostname) log-iw-size(20000)); };
+source s_in { unix-stream("%(w)s/in.sock" flags(expect-hostname) max-connections(1) log-iw-size(20000)); };
 destination d_fast { fast-file("%(out)s/${PROGRAM}.log" template("${PROGRAM} ${MSG}\\n")
                      max-open-files(64) create-dirs(yes) batch-lines(500)); };
 log { source(s_in); destination(d_fast); flags(flow-control); };
