@@ -578,6 +578,8 @@ def journald_down_up(row, w):
             row.check(fdharness.wait_until(lambda: se_stat(sng, "written") >= 500, 30), "nothing written")
             jd.stop()
             at = se_stat(sng, "written")
+            # journalctl reads the files: what the first instance stored
+            before = [int(e["KV_SEQ"]) for e in jd.entries("jdud") if "KV_SEQ" in e]
             time.sleep(2)
             jd.start()
             t.join()
@@ -601,7 +603,22 @@ def journald_down_up(row, w):
             continue
         seqs.append(s)
     fill_from_seqs(row, seqs, torn, n)
-    row.note = "journald down at ~%d written for 2 s" % at
+    row.note = "journald down at %d written (stats) for 2 s" % at
+    # A limit of this setup, not of production: journald started by hand owns
+    # its socket, so datagrams that sendmsg() queued in it (acked: the kernel
+    # took them) and the stopped journald never read die with the socket.
+    # Under systemd the socket belongs to systemd-journald.socket and outlives
+    # a journald restart.  Allowed: one contiguous run right after the last
+    # entry the first instance stored, at most net.unix.max_dgram_qlen.
+    missing = sorted(set(range(n)) - set(seqs))
+    with open("/proc/sys/net/unix/max_dgram_qlen") as f:
+        row.max_lost = int(f.read())
+    if missing:
+        row.check(missing[-1] - missing[0] + 1 == len(missing), "lost entries are not one contiguous run")
+        row.check(before and missing[0] == max(before) + 1,
+                  "lost run %d.. does not start after the last stored entry %s" % (missing[0], max(before or [-1])))
+        row.note += ("; LIMIT (journald without socket activation): seq %d..%d were queued in the stopped "
+                     "journald's own socket" % (missing[0], missing[-1]))
 
 
 def remote_listen(port, out):
