@@ -216,46 +216,56 @@ _utf8_decode(const guchar *s, gsize n, gsize *len)
   return cp;
 }
 
-static inline guchar *
-_put_utf16(guchar *o, guint32 unit, gboolean big_endian)
-{
-  o[big_endian ? 0 : 1] = unit >> 8;
-  o[big_endian ? 1 : 0] = unit & 0xff;
-  return o + 2;
-}
+/* one UTF-16 code unit; BE is a compile-time constant in each caller */
+#define PUT_UTF16(o, unit, BE) \
+  do { \
+    (o)[(BE) ? 0 : 1] = (guchar) ((unit) >> 8); \
+    (o)[(BE) ? 1 : 0] = (guchar) ((unit) & 0xff); \
+    (o) += 2; \
+  } while (0)
+
+/* convert s[0..n) into o, which has room for 2 * n bytes; returns the new end */
+#define DEFINE_UTF16_CONVERTER(name, BE) \
+  static guchar * \
+  name(const guchar *s, gsize n, guchar *o) \
+  { \
+    for (gsize i = 0; i < n;) \
+      { \
+        if (s[i] < 0x80) \
+          { \
+            PUT_UTF16(o, s[i], BE); \
+            i++; \
+            continue; \
+          } \
+        gsize len; \
+        gint32 cp = _utf8_decode(s + i, n - i, &len); \
+        i += len; \
+        if (cp < 0) \
+          cp = 0xfffd; \
+        if (cp >= 0x10000) \
+          { \
+            PUT_UTF16(o, 0xd800 + ((cp - 0x10000) >> 10), BE); \
+            PUT_UTF16(o, 0xdc00 + ((cp - 0x10000) & 0x3ff), BE); \
+          } \
+        else \
+          { \
+            PUT_UTF16(o, cp, BE); \
+          } \
+      } \
+    return o; \
+  }
+
+DEFINE_UTF16_CONVERTER(_utf8_to_utf16le, FALSE)
+DEFINE_UTF16_CONVERTER(_utf8_to_utf16be, TRUE)
 
 static void
 _append_utf16(LineEncoder *self, const guchar *s, gsize n, GString *out)
 {
-  gboolean be = self->direct == DIRECT_UTF16BE;
-
   /* at most 2 output bytes per input byte: ASCII 1 -> 2, 3 -> 2, 4 -> 4, invalid -> 2 */
   _reserve(out, n * 2);
   guchar *o = (guchar *) out->str + out->len;
 
-  for (gsize i = 0; i < n;)
-    {
-      if (s[i] < 0x80)
-        {
-          o = _put_utf16(o, s[i++], be);
-          continue;
-        }
-
-      gsize len;
-      gint32 cp = _utf8_decode(s + i, n - i, &len);
-      i += len;
-      if (cp < 0)
-        cp = 0xfffd;
-      if (cp >= 0x10000)
-        {
-          o = _put_utf16(o, 0xd800 + ((cp - 0x10000) >> 10), be);
-          o = _put_utf16(o, 0xdc00 + ((cp - 0x10000) & 0x3ff), be);
-        }
-      else
-        {
-          o = _put_utf16(o, cp, be);
-        }
-    }
+  o = self->direct == DIRECT_UTF16BE ? _utf8_to_utf16be(s, n, o) : _utf8_to_utf16le(s, n, o);
   out->len = (gchar *) o - out->str;
   out->str[out->len] = '\0';
 }
