@@ -115,7 +115,7 @@ _drop_unwritten(FastFileWorker *self, gboolean permanent_only)
               evt_tag_str("driver", self->super.owner->super.super.id),
               evt_tag_int("dropped", dropped),
               evt_tag_str("reason", permanent_only ? "the file can never be opened" : "retries exhausted"),
-              evt_tag_int("retries", self->failed_flushes - 1));
+              evt_tag_int("attempts", self->failed_flushes));
 }
 
 static void

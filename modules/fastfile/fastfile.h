@@ -23,7 +23,9 @@
 #include "line-encoder.h"
 
 #define FASTFILE_DEFAULT_BATCH_LINES 1000
-#define FASTFILE_DEFAULT_BATCH_TIMEOUT 100
+/* as file(): write out as soon as the queue is empty.  A flow-controlled
+ * source's window can be smaller than a batch; waiting for more would stall it */
+#define FASTFILE_DEFAULT_BATCH_TIMEOUT -1
 #define FASTFILE_DEFAULT_MAX_OPEN_FILES 256
 
 typedef struct _FastFileDriver

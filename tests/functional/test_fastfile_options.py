@@ -118,6 +118,20 @@ class TestOptions(fdharness.TestCase):
             self.assertEqual(stats["dst.fast-file;d_fast#0;%s;a;dropped" % tmpl], 0)
             self.assertEqual(stats["dst.fast-file;d_fast#0;%s;a;queued" % tmpl], 0)
 
+    def test_small_flow_control_window_does_not_wait_for_full_batches(self):
+        """The default source window (log-iw-size(1000) / max-connections(10) = 100)
+        is smaller than batch-lines(1000): a batch must be written when the queue
+        runs empty, not when it is full or a timeout expires (that took 20 s here)"""
+        w = self.workdir()
+        n = 20000
+        cfg = config(w, 'fast-file("%s/out.log" template("${MSG}\\n"));' % w)
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            start = time.monotonic()
+            # with flow control the sender itself is held back while batches wait
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, n))
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 10))
+            self.assertLess(time.monotonic() - start, 10, "batches waited for batch-timeout()")
+
     def test_buffer_size_cap_and_batch_timeout(self):
         w = self.workdir()
         cfg = config(w, 'fast-file("%s/out.log" template("${MSG}\\n") buffer-size(4096) batch-lines(100000) '
