@@ -16,12 +16,14 @@
  */
 #include "se-sink-export.h"
 #include "se-journal-encoder.h"
+#include "se-export-http.h"
 #include "batch-buffer.h"
 #include "batch-writer.h"
 #include "messages.h"
 
 #include <errno.h>
 #include <netdb.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -29,6 +31,12 @@
 
 /* a peer that stops reading makes write() fail after this, and we reconnect */
 #define SE_EXPORT_SEND_TIMEOUT_SEC 30
+/* transport(http): a request not answered within this is resent after reconnecting */
+#define SE_EXPORT_RESPONSE_TIMEOUT_SEC 30
+/* transport(http): a server that keeps closing fresh connections after reading a
+ * whole request without answering (journal-remote does that on an entry it
+ * refuses) gets the batch counted as an error from then on: retries(), then dropped */
+#define SE_EXPORT_MAX_UNANSWERED 3
 
 typedef struct _SeSinkExport
 {
@@ -40,12 +48,21 @@ typedef struct _SeSinkExport
   GString *next_path;
   GString *cur_path;
   gint fd;
+  guint requests_on_fd;       /* transport(http): answered requests on this connection */
+  guint unanswered;           /* transport(http): see SE_EXPORT_MAX_UNANSWERED */
+  SeHttpResponse response;
 } SeSinkExport;
 
 static gboolean
 _is_file(SeSinkExport *self)
 {
   return self->options.path != NULL;
+}
+
+static gboolean
+_is_http(SeSinkExport *self)
+{
+  return !_is_file(self) && self->options.transport == SE_EXPORT_TRANSPORT_HTTP;
 }
 
 static const gchar *
@@ -60,6 +77,7 @@ _close_fd(SeSinkExport *self)
   if (self->fd >= 0)
     close(self->fd);
   self->fd = -1;
+  self->requests_on_fd = 0;
   g_string_truncate(self->cur_path, 0);
 }
 
@@ -82,11 +100,13 @@ _connect_tcp(SeSinkExport *self)
   for (struct addrinfo *ai = res; ai; ai = ai->ai_next)
     {
       struct timeval tv = { .tv_sec = SE_EXPORT_SEND_TIMEOUT_SEC };
+      struct timeval rtv = { .tv_sec = SE_EXPORT_RESPONSE_TIMEOUT_SEC };
       gint fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
 
       if (fd < 0)
         continue;
       setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &rtv, sizeof(rtv));
       if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
         {
           self->fd = fd;
@@ -171,6 +191,199 @@ _write_batch(SeSinkExport *self, guint *delivered)
   return SE_SINK_NOT_CONNECTED;
 }
 
+/* transport(http) ---------------------------------------------------- */
+
+typedef enum
+{
+  HTTP_ANSWERED,
+  HTTP_SEND_FAILED,            /* the request did not go out whole */
+  HTTP_CLOSED,                 /* sent whole; the peer closed or reset without an answer */
+  HTTP_TIMED_OUT,
+  HTTP_GARBLED,                /* an answer that is not HTTP/1.x */
+} HttpExchange;
+
+/* between requests a server sends nothing: anything readable is its close */
+static gboolean
+_peer_closed(gint fd)
+{
+  struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+  return poll(&pfd, 1, 0) != 0;
+}
+
+static gboolean
+_send_all(gint fd, struct iovec *iov, gint iovcnt)
+{
+  while (iovcnt > 0)
+    {
+      struct msghdr mh = { .msg_iov = iov, .msg_iovlen = iovcnt };
+      gssize n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return FALSE;
+        }
+      while (iovcnt > 0 && (gsize) n >= iov->iov_len)
+        {
+          n -= iov->iov_len;
+          iov++;
+          iovcnt--;
+        }
+      if (iovcnt > 0)
+        {
+          iov->iov_base = (guint8 *) iov->iov_base + n;
+          iov->iov_len -= n;
+        }
+    }
+  return TRUE;
+}
+
+static HttpExchange
+_read_response(SeSinkExport *self)
+{
+  SeHttpResponse *response = &self->response;
+
+  se_http_response_reset(response);
+  for (;;)
+    {
+      gsize avail;
+      gchar *space = se_http_response_space(response, &avail);
+      gssize n = recv(self->fd, space, avail, 0);
+      SeHttpParseResult r;
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return HTTP_TIMED_OUT;
+      if (n < 0)
+        return response->len ? HTTP_GARBLED : HTTP_CLOSED;
+
+      r = n ? se_http_response_feed(response, n) : se_http_response_eof(response);
+      if (r == SE_HTTP_PARSE_DONE)
+        return HTTP_ANSWERED;
+      if (r == SE_HTTP_PARSE_INVALID)
+        {
+          errno = n == 0 ? 0 : EPROTO;
+          return n == 0 && response->len == 0 ? HTTP_CLOSED : HTTP_GARBLED;
+        }
+    }
+}
+
+/* one request with the whole batch, and its answer */
+static HttpExchange
+_exchange(SeSinkExport *self)
+{
+  gchar head[SE_HTTP_REQUEST_HEADER_MAX];
+  struct iovec iov[2];
+
+  iov[0].iov_base = head;
+  iov[0].iov_len = se_http_format_request(head, sizeof(head), self->host, self->options.port,
+                                          batch_buffer_len(&self->buffer));
+  iov[1].iov_base = batch_buffer_data(&self->buffer)->str;
+  iov[1].iov_len = batch_buffer_len(&self->buffer);
+  g_assert(iov[0].iov_len > 0);
+
+  if (!_send_all(self->fd, iov, 2))
+    {
+      /* a server refusing the request early answers and closes: read that answer */
+      gint error = errno;
+      if ((error == EPIPE || error == ECONNRESET) && _read_response(self) == HTTP_ANSWERED)
+        return HTTP_ANSWERED;
+      errno = error;
+      return HTTP_SEND_FAILED;
+    }
+  return _read_response(self);
+}
+
+static void
+_log_rejected(SeSinkExport *self, guint records)
+{
+  gsize body_len;
+  const gchar *body = se_http_response_body(&self->response, &body_len);
+
+  /* the body is the server's reason: journal-remote answers one line of text */
+  while (body_len && (body[body_len - 1] == '\n' || body[body_len - 1] == '\r'))
+    body_len--;
+  msg_error("structured-event(): the server refused the batch, will retry after time-reopen() "
+            "and drop it after retries()",
+            evt_tag_str("host", self->host), evt_tag_int("port", self->options.port),
+            evt_tag_int("status", self->response.status),
+            evt_tag_printf("body", "%.*s", (gint) MIN(body_len, 256), body),
+            evt_tag_int("entries", records));
+}
+
+static SeSinkResult
+_post_batch(SeSinkExport *self, guint *delivered)
+{
+  guint records = batch_buffer_records(&self->buffer);
+  SeSinkResult result = SE_SINK_NOT_CONNECTED;
+  HttpExchange x = HTTP_CLOSED;
+  gboolean reused = FALSE;
+  gint error = 0;
+
+  if (records == 0)
+    return SE_SINK_OK;
+
+  /* a kept-alive connection the server closed meanwhile is replaced at once:
+   * no reason to wait for time-reopen() */
+  for (gint attempt = 0; attempt < 2; attempt++)
+    {
+      if (self->fd >= 0 && _peer_closed(self->fd))
+        _close_fd(self);
+      if (self->fd < 0 && !_connect_tcp(self))
+        {
+          batch_buffer_reset(&self->buffer);
+          return SE_SINK_NOT_CONNECTED;
+        }
+      reused = self->requests_on_fd > 0;
+      x = _exchange(self);
+      if (x == HTTP_ANSWERED)
+        break;
+      error = errno;
+      _close_fd(self);
+      if (!reused || (x != HTTP_CLOSED && x != HTTP_SEND_FAILED))
+        break;
+    }
+
+  if (x == HTTP_ANSWERED)
+    {
+      self->unanswered = 0;
+      self->requests_on_fd++;
+      if (se_http_response_is_success(&self->response))
+        {
+          *delivered += records;
+          result = SE_SINK_OK;
+        }
+      else
+        {
+          _log_rejected(self, records);
+          result = SE_SINK_ERROR;
+        }
+      if (self->response.must_close)
+        _close_fd(self);
+    }
+  else
+    {
+      if (x == HTTP_CLOSED && !reused)
+        self->unanswered++;
+      result = self->unanswered >= SE_EXPORT_MAX_UNANSWERED ? SE_SINK_ERROR : SE_SINK_NOT_CONNECTED;
+      msg_error(result == SE_SINK_ERROR
+                ? "structured-event(): no answer to the batch, again on a new connection: counted as an error, "
+                "retried up to retries(), then dropped"
+                : "structured-event(): no answer to the batch, it is sent again after reconnecting",
+                evt_tag_str("host", self->host), evt_tag_int("port", self->options.port),
+                evt_tag_str("reason", x == HTTP_TIMED_OUT ? "timeout" : x == HTTP_GARBLED ? "not an HTTP answer"
+                            : x == HTTP_SEND_FAILED ? "send failed" : "connection closed"),
+                evt_tag_str("error", error ? g_strerror(error) : "closed by the peer"),
+                evt_tag_int("entries", records),
+                evt_tag_int("closed_without_answer", self->unanswered));
+    }
+  batch_buffer_reset(&self->buffer);
+  return result;
+}
+
 static SeSinkResult
 _switch_file(SeSinkExport *self, guint *delivered)
 {
@@ -219,7 +432,7 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
             return result;
         }
     }
-  else if (self->fd < 0)
+  else if (self->fd < 0 && !_is_http(self))
     return SE_SINK_NOT_CONNECTED;
 
   extra[n_extra++] = (SeField)
@@ -241,7 +454,7 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
   batch_buffer_end_record(&self->buffer);
 
   if (batch_buffer_is_full(&self->buffer))
-    return _write_batch(self, delivered);
+    return _is_http(self) ? _post_batch(self, delivered) : _write_batch(self, delivered);
   return SE_SINK_OK;
 }
 
@@ -250,6 +463,8 @@ _flush(SeSink *s, guint *delivered)
 {
   SeSinkExport *self = (SeSinkExport *) s;
 
+  if (_is_http(self))
+    return _post_batch(self, delivered);
   if (self->fd < 0)
     {
       guint records = batch_buffer_records(&self->buffer);
@@ -328,6 +543,12 @@ _check_options(StructuredEventDriver *owner, GError **error)
       g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "port() needs host() with sink(journal-export)");
       return FALSE;
     }
+  if (owner->transport && !owner->host)
+    {
+      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "transport() needs host() with sink(journal-export); "
+                  "path() writes a file");
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -349,6 +570,7 @@ _construct(StructuredEventDriver *owner, gint worker_index)
   options.path = owner->path;
   options.host = owner->host;
   options.port = owner->port ? owner->port : SE_DEFAULT_EXPORT_PORT;
+  options.transport = owner->transport ? owner->transport : SE_DEFAULT_EXPORT_TRANSPORT;
   options.template_options = &owner->template_options;
   options.batch_records = owner->super.batch_lines > 0 ? owner->super.batch_lines : 1;
   append_opener_options_defaults(&options.opener);

@@ -27,10 +27,14 @@
  * the common batch buffer and written with one write() per batch (the
  * common batch writer): into a file opened by the common append opener
  * (path() is a template; a batch goes to one file, a change of file
- * writes the batch first), or to a TCP connection (host(), port()), e.g.
- * systemd-journal-remote --listen-raw.  Only entries written completely
- * are acknowledged; a file keeps no partial entry after a failed write (it
- * is truncated back to the last complete entry).
+ * writes the batch first), or to a TCP connection (host(), port()):
+ * transport(raw) streams to systemd-journal-remote --listen-raw and counts
+ * an entry delivered once written into the connection; transport(http)
+ * posts each batch to --listen-http as one request and counts its entries
+ * delivered only when the answer is 2xx (journal-remote answers after
+ * storing them).  Only entries written completely are acknowledged; a file
+ * keeps no partial entry after a failed write (it is truncated back to the
+ * last complete entry).
  */
 extern const SeSinkClass se_sink_export_class;
 
@@ -39,6 +43,7 @@ typedef struct _SeSinkExportOptions
   LogTemplate *path;          /* file mode when set */
   const gchar *host;          /* TCP mode */
   gint port;
+  SeExportTransport transport;
   const LogTemplateOptions *template_options;
   AppendOpenerOptions opener;
   guint batch_records;

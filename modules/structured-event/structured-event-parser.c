@@ -40,6 +40,7 @@ static CfgLexerKeyword structured_event_keywords[] =
   { "path", KW_PATH },
   { "host", KW_HOST },
   { "port", KW_PORT },
+  { "transport", KW_TRANSPORT },
   { "packet_size", KW_PACKET_SIZE },
   { "max_stream_size", KW_MAX_STREAM_SIZE },
   { NULL }

@@ -166,6 +166,20 @@ structured_event_dd_set_port(LogDriver *d, gint port)
 }
 
 gboolean
+structured_event_dd_set_transport(LogDriver *d, const gchar *name)
+{
+  StructuredEventDriver *self = (StructuredEventDriver *) d;
+
+  if (strcmp(name, "raw") == 0)
+    self->transport = SE_EXPORT_TRANSPORT_RAW;
+  else if (strcmp(name, "http") == 0)
+    self->transport = SE_EXPORT_TRANSPORT_HTTP;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+gboolean
 structured_event_dd_set_packet_size(LogDriver *d, gint64 size)
 {
   if (!se_ctf_packet_size_is_valid(size))
@@ -203,6 +217,12 @@ structured_event_dd_check_options(LogDriver *d, GError **error)
     {
       g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "%s cannot be used with sink(%s), it is an option of sink(ctf)",
                   self->packet_size ? "packet-size()" : "max-stream-size()", self->sink_class->name);
+      return FALSE;
+    }
+  if (self->sink_class != &se_sink_export_class && self->transport)
+    {
+      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "transport() cannot be used with sink(%s), it is an option of "
+                  "sink(journal-export) with host()", self->sink_class->name);
       return FALSE;
     }
   return self->sink_class->check_options(self, error);

@@ -33,6 +33,16 @@
 
 typedef struct _StructuredEventDriver StructuredEventDriver;
 
+/* sink(journal-export) host(): how entries travel to systemd-journal-remote */
+typedef enum
+{
+  SE_EXPORT_TRANSPORT_UNSET,
+  SE_EXPORT_TRANSPORT_RAW,     /* --listen-raw: the stream, no acknowledgement */
+  SE_EXPORT_TRANSPORT_HTTP,    /* --listen-http: POST /upload per batch, acked by 2xx */
+} SeExportTransport;
+
+#define SE_DEFAULT_EXPORT_TRANSPORT SE_EXPORT_TRANSPORT_RAW
+
 /*
  * A sink kind: its sink() name, the check of the options it accepts (at
  * parse time, so that syslog-ng -s reports it), and the constructor of one
@@ -63,6 +73,7 @@ struct _StructuredEventDriver
   LogTemplate *path;
   gchar *host;
   gint port;
+  SeExportTransport transport;
   gint packet_size;           /* sink(ctf); 0: default */
   gint64 max_stream_size;     /* sink(ctf); 0: default */
   gsize ctf_drops_reported;   /* sink(ctf): drops already counted in a packet */
@@ -89,6 +100,7 @@ void structured_event_dd_set_max_fields(LogDriver *d, gint max_fields);
 void structured_event_dd_set_path(LogDriver *d, LogTemplate *path);
 void structured_event_dd_set_host(LogDriver *d, const gchar *host);
 void structured_event_dd_set_port(LogDriver *d, gint port);
+gboolean structured_event_dd_set_transport(LogDriver *d, const gchar *name);
 gboolean structured_event_dd_set_packet_size(LogDriver *d, gint64 size);
 gboolean structured_event_dd_set_max_stream_size(LogDriver *d, gint64 size);
 LogTemplateOptions *structured_event_dd_get_template_options(LogDriver *d);
