@@ -81,6 +81,7 @@ STRUCTURED_EVENT_BAD = {
     "path": '"$(no-such-template-function x)"',
     "host": "",
     "port": "70000",
+    "transport": "udp",
     "batch-lines": "-1",
     "batch-timeout": "0",
     "workers": "0",
@@ -102,6 +103,7 @@ SE_CONTEXT = {
     "path": "sink(journal-export)",
     "host": "sink(journal-export)",
     "port": 'sink(journal-export) host("127.0.0.1")',
+    "transport": 'sink(journal-export) host("127.0.0.1")',
 }
 
 
