@@ -345,6 +345,11 @@ _post_batch(SeSinkExport *self, guint *delivered)
       _close_fd(self);
       if (!reused || (x != HTTP_CLOSED && x != HTTP_SEND_FAILED))
         break;
+      msg_warning("structured-event(): the kept-alive connection was lost before the answer, "
+                  "sending the batch again on a new one",
+                  evt_tag_str("host", self->host), evt_tag_int("port", self->options.port),
+                  evt_tag_str("error", error ? g_strerror(error) : "closed by the peer"),
+                  evt_tag_int("entries", records));
     }
 
   if (x == HTTP_ANSWERED)
