@@ -726,6 +726,81 @@ def export_peer_kill(row, w):
     export_peer(row, w, signal.SIGKILL)
 
 
+def remote_listen_http(port, out):
+    return subprocess.Popen(["/lib/systemd/systemd-journal-remote", "--listen-http=127.0.0.1:%d" % port,
+                             "--split-mode=none", "--output=" + out],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+@case("structured-event", "journal-export transport(http) peer (journal-remote --listen-http) killed -9 and restarted")
+def export_http_peer_kill(row, w):
+    # transport(http): a batch counts only when journal-remote answered 2xx,
+    # which it does after storing it; a batch without an answer is resent.
+    # Nothing may be lost; duplicates only from the one request in flight.
+    if not os.path.exists("/lib/systemd/systemd-journal-remote"):
+        row.skipped = "systemd-journal-remote not installed"
+        return
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    out = w + "/r.journal"
+    n, batch = 20000, 100
+    remote = remote_listen_http(port, out)
+    try:
+        if not fdharness.wait_until(lambda: listening(port), 10):
+            raise RuntimeError("journal-remote does not listen")
+        cfg = """
+options { stats_level(1); };
+source s { unix-stream("%(w)s/in.sock" so-passcred(no) max-connections(1) log-iw-size(20000)); };
+parser p { kv-parser(prefix("kv.")); };
+destination d_se { structured-event(sink(journal-export) host("127.0.0.1") port(%(port)d) transport(http)
+                   time-reopen(1) batch-lines(%(batch)d)
+                   value-pairs(scope(nv-pairs) exclude("HOST*") exclude("SOURCE") exclude("LEGACY_MSGHDR"))); };
+log { source(s); parser(p); destination(d_se); flags(flow-control); };
+""" % {"w": w, "port": port, "batch": batch}
+        lines = [b"<13>Nov 30 05:00:00 exp[1]: seq=%d body=x" % i for i in range(n)]
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            # no pauses: a backlog all along, so the kill lands while a request is in flight
+            t = start_thread(send_chunked, os.path.join(w, "in.sock"), lines)
+            row.check(fdharness.wait_until(lambda: se_stat(sng, "written") >= 3000, 30), "nothing written")
+            remote.send_signal(signal.SIGKILL)
+            remote.wait()
+            at = se_stat(sng, "written")
+            time.sleep(2)
+            remote = remote_listen_http(port, out)
+            t.join()
+            row.check(fdharness.wait_until(lambda: se_stat(sng, "written") + se_stat(sng, "dropped") >= n, 60),
+                      "not settled")
+            row.dropped = se_stat(sng, "dropped")
+            unanswered = re.search("no answer to the batch|lost before the answer", sng.output()) is not None
+    finally:
+        if remote.poll() is None:
+            remote.send_signal(signal.SIGTERM)
+            remote.wait(20)
+    # the killed instance's journal is unclean: the restarted one renames it r@<id>.journal~
+    paths = sorted(os.path.join(w, f) for f in os.listdir(w) if f.startswith("r@") and f.endswith(".journal~")) + [out]
+    seqs, torn = [], []
+    for path in paths:
+        for e in read_journal_file(path):
+            try:
+                seqs.append(int(e["KV_SEQ"]))
+            except (KeyError, ValueError):
+                torn.append(e)
+    fill_from_seqs(row, seqs, torn, n)
+    row.max_dup = batch
+    row.check(len(paths) == 2, "the killed journal-remote's file was not set aside: %s" % paths)
+    seen, dups = set(), set()
+    for q in seqs:
+        (dups if q in seen else seen).add(q)
+    row.check(not dups or max(dups) - min(dups) < batch, "duplicates span more than one batch")
+    row.note = ("killed at %d written (stats); %s; journals read: %s; dup allowance: the request in flight (%d)%s"
+                % (at, "a request in flight got no answer and was resent" if unanswered
+                   else "killed between requests (reconnect refused until the restart)",
+                   ", ".join(os.path.basename(p) for p in paths), batch,
+                   "; duplicated seq %d..%d: stored by the killed instance before it could answer"
+                   % (min(dups), max(dups)) if dups else ""))
+
+
 def se_export_file_case(row, w, lines, extra_cfg="", src="", check=None, keep=None):
     cfg = """
 options { stats_level(1); };
