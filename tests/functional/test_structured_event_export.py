@@ -227,11 +227,8 @@ class TestExport(fdharness.TestCase):
         with sng:
             lines = [rfc5424("hosth", BASE_USEC + i, i, b"bin=" + BINARY) for i in range(n)]
 
-            def feed():
-                for i in range(0, n, 500):
-                    fdharness.send_lines(sock, lines[i:i + 500])
-                    time.sleep(0.02)
-            feeder = threading.Thread(target=feed, daemon=True)
+            # no pauses: a backlog all along, so the kill lands while a request is in flight
+            feeder = threading.Thread(target=fdharness.send_lines, args=(sock, lines), daemon=True)
             feeder.start()
             self.assertTrue(fdharness.wait_until(
                 lambda: (sng.stat("dst.structured-event", "d_exp", "written") or 0) >= 3000, 30), sng.stats())
