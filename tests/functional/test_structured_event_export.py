@@ -259,6 +259,10 @@ class TestExport(fdharness.TestCase):
         self.assertEqual(missing, [])
         # at least once: only entries of the one request in flight can arrive twice
         self.assertLessEqual(duplicated, batch)
+        seen, dups = set(), set()
+        for q in seqs:
+            (dups if q in seen else seen).add(q)
+        self.assertTrue(not dups or max(dups) - min(dups) < batch, "duplicates span more than one batch")
 
 
 if __name__ == "__main__":
