@@ -224,6 +224,26 @@ _utf8_decode(const guchar *s, gsize n, gsize *len)
     (o) += 2; \
   } while (0)
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/* ASCII runs, 16 bytes at a time: each byte becomes a code unit (zero high byte) */
+#define UTF16_ASCII_RUN(s, n, i, o, BE) \
+  while ((i) + 16 <= (n)) \
+    { \
+      __m128i v = _mm_loadu_si128((const __m128i *) ((s) + (i))); \
+      if (_mm_movemask_epi8(v)) \
+        break; \
+      __m128i z = _mm_setzero_si128(); \
+      _mm_storeu_si128((__m128i *) (o), (BE) ? _mm_unpacklo_epi8(z, v) : _mm_unpacklo_epi8(v, z)); \
+      _mm_storeu_si128((__m128i *) ((o) + 16), (BE) ? _mm_unpackhi_epi8(z, v) : _mm_unpackhi_epi8(v, z)); \
+      (o) += 32; \
+      (i) += 16; \
+    }
+#else
+#define UTF16_ASCII_RUN(s, n, i, o, BE)
+#endif
+
 /* convert s[0..n) into o, which has room for 2 * n bytes; returns the new end */
 #define DEFINE_UTF16_CONVERTER(name, BE) \
   static guchar * \
@@ -231,6 +251,9 @@ _utf8_decode(const guchar *s, gsize n, gsize *len)
   { \
     for (gsize i = 0; i < n;) \
       { \
+        UTF16_ASCII_RUN(s, n, i, o, BE); \
+        if (i >= n) \
+          break; \
         if (s[i] < 0x80) \
           { \
             PUT_UTF16(o, s[i], BE); \
