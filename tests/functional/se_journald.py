@@ -19,13 +19,20 @@ journald runs by hand as `systemd-journald NS` (no systemd needed as PID 1),
 with /etc/systemd/journald@NS.conf setting Storage=volatile and no rate
 limit; it listens on /run/systemd/journal.NS/socket and is read back with
 `journalctl --namespace=NS -o json -a`.  An idle instance exits after a
-while, so every test starts its own."""
+while, so every test starts its own.
+
+With hold_socket=True the test owns the native socket, as
+systemd-journald@NS.socket does: it binds /run/systemd/journal.NS/socket
+itself and hands it to each journald it starts as an inherited fd
+(LISTEN_FDS=1, LISTEN_PID: socket activation, fd 3), so datagrams queued
+while journald is down wait in the socket for the next instance."""
 
 import glob
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
 
@@ -40,17 +47,32 @@ def available():
 
 
 class Journald:
-    def __init__(self, name=None):
+    def __init__(self, name=None, hold_socket=False):
         _counter[0] += 1
         self.name = name or "fdse%d_%d" % (os.getpid(), _counter[0])
         self.conf = "/etc/systemd/journald@%s.conf" % self.name
         self.socket = "/run/systemd/journal.%s/socket" % self.name
         self.proc = None
+        self.held = None
+        if hold_socket:
+            os.makedirs(os.path.dirname(self.socket), exist_ok=True)
+            if os.path.exists(self.socket):
+                os.unlink(self.socket)
+            self.held = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            self.held.bind(self.socket)
+            os.chmod(self.socket, 0o666)
         with open(self.conf, "w") as f:
             f.write("[Journal]\nStorage=volatile\nRateLimitIntervalSec=0\n")
 
     def start(self):
-        self.proc = subprocess.Popen([JOURNALD, self.name], stdin=subprocess.DEVNULL,
+        cmd, fds = [JOURNALD, self.name], ()
+        if self.held:
+            # sd_listen_fds(): the socket as fd 3, LISTEN_PID = journald's pid (exec keeps bash's)
+            fd = self.held.fileno()
+            cmd = ["/bin/bash", "-c", ("" if fd == 3 else "exec 3<&%d %d<&-; " % (fd, fd))
+                   + 'export LISTEN_FDS=1 LISTEN_PID=$$; exec "$0" "$@"'] + cmd
+            fds = (fd,)
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, pass_fds=fds,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if not fdharness.wait_until(lambda: os.path.exists(self.socket) or self.proc.poll() is not None, 20):
             raise RuntimeError("journald %s did not create %s" % (self.name, self.socket))
@@ -67,12 +89,15 @@ class Journald:
                 self.proc.kill()
                 self.proc.wait()
         self.proc = None
-        # a stale socket would make clients think journald is there
-        if os.path.exists(self.socket):
+        # a stale socket would make clients think journald is there (a held one stays)
+        if not self.held and os.path.exists(self.socket):
             os.unlink(self.socket)
 
     def cleanup(self):
         self.stop()
+        if self.held:
+            self.held.close()
+            self.held = None
         for path in glob.glob("/run/log/journal/*.%s" % self.name):
             shutil.rmtree(path, ignore_errors=True)
         shutil.rmtree("/run/systemd/journal.%s" % self.name, ignore_errors=True)
