@@ -21,11 +21,15 @@ syslog-ng with our modules, one markdown table row each.
 
 Columns: sent; written = distinct messages read back from the destination;
 dropped = the destination's `dropped` stats counter; duplicated; torn
-(records cut or mangled); lost = sent - written - dropped, which must be 0.
-A row fails on any loss or torn record, on duplicates beyond what the case
-allows (only the last unacked batch after kill -9), on drops where the case
-allows none, and on the case's own checks (named in the notes).  Exit status
-1 when any row fails, 77 when every row was skipped (not root)."""
+(records cut or mangled); lost = sent - written - dropped.
+The main table is the guarantee table: a row fails on any loss or torn
+record, on duplicates beyond what the case allows (only the last unacked
+batch after kill -9), on drops where the case allows none, and on the case's
+own checks (named in the notes).  Cases registered with limit=True measure a
+known limit (raw TCP has no application ack) and are printed in a second
+table, "Known limits (not guarantees)": they may lose up to their documented
+bound, in the documented pattern, and fail otherwise.  Exit status 1 when any
+row fails, 77 when every row was skipped (not root)."""
 
 import argparse
 import json
@@ -48,9 +52,10 @@ import se_journald  # noqa: E402
 CASES = []
 
 
-def case(driver, name, root=False):
+def case(driver, name, root=False, limit=False):
+    """limit=True: a known limit, measured and printed in the second table"""
     def register(func):
-        CASES.append((driver, name, root, func))
+        CASES.append((driver, name, root, limit, func))
         return func
     return register
 
@@ -562,9 +567,14 @@ log { source(s); parser(p); destination(d_se); flags(flow-control); };
 """
 
 
-@case("structured-event", "journald stopped mid-stream and restarted", root=True)
+@case("structured-event", "journald stopped mid-stream and restarted (socket held, as systemd does)", root=True)
 def journald_down_up(row, w):
-    jd = se_journald.Journald()
+    # the test holds journald's socket and passes it to each journald it
+    # starts (socket activation), as systemd-journald@.socket does: datagrams
+    # queued while journald is down wait for the next instance
+    jd = se_journald.Journald(hold_socket=True)
+    with open("/proc/sys/net/unix/max_dgram_qlen") as f:
+        qlen = int(f.read())
     try:
         jd.start()
         n = 5000
@@ -581,13 +591,12 @@ def journald_down_up(row, w):
             # journalctl reads the files: what the first instance stored
             before = [int(e["KV_SEQ"]) for e in jd.entries("jdud") if "KV_SEQ" in e]
             time.sleep(2)
+            down = se_stat(sng, "written")
             jd.start()
             t.join()
             row.check(fdharness.wait_until(lambda: se_stat(sng, "written") + se_stat(sng, "dropped") >= n, 60),
                       "not settled")
             row.dropped = se_stat(sng, "dropped")
-            row.check(re.search("journald is not accepting|cannot connect to journald", sng.output()) is not None,
-                      "outage not logged")
         got = jd.wait_entries("jdud", n, 30)
     finally:
         jd.cleanup()
@@ -603,22 +612,13 @@ def journald_down_up(row, w):
             continue
         seqs.append(s)
     fill_from_seqs(row, seqs, torn, n)
-    row.note = "journald down at %d written (stats) for 2 s" % at
-    # A limit of this setup, not of production: journald started by hand owns
-    # its socket, so datagrams that sendmsg() queued in it (acked: the kernel
-    # took them) and the stopped journald never read die with the socket.
-    # Under systemd the socket belongs to systemd-journald.socket and outlives
-    # a journald restart.  Allowed: one contiguous run right after the last
-    # entry the first instance stored, at most net.unix.max_dgram_qlen.
-    missing = sorted(set(range(n)) - set(seqs))
-    with open("/proc/sys/net/unix/max_dgram_qlen") as f:
-        row.max_lost = int(f.read())
-    if missing:
-        row.check(missing[-1] - missing[0] + 1 == len(missing), "lost entries are not one contiguous run")
-        row.check(before and missing[0] == max(before) + 1,
-                  "lost run %d.. does not start after the last stored entry %s" % (missing[0], max(before or [-1])))
-        row.note += ("; LIMIT (journald without socket activation): seq %d..%d were queued in the stopped "
-                     "journald's own socket" % (missing[0], missing[-1]))
+    # the stall: while journald is down, only what fits in the socket's queue is sent
+    row.check(down - at <= qlen + 1, "written rose by %d while journald was down (queue: %d)" % (down - at, qlen))
+    # sent in seq order: what was sent beyond the first instance's last entry waited in the socket
+    queued = down - (max(before or [-1]) + 1)
+    row.note = ("journald down for 2 s at %d written (stats), stalled at %d; the first instance stored up to "
+                "seq %d, the restarted one read the %d entries queued in the held socket (max_dgram_qlen %d)"
+                % (at, down, max(before or [-1]), queued, qlen))
 
 
 def remote_listen(port, out):
@@ -713,15 +713,17 @@ log { source(s); parser(p); destination(d_se); flags(flow-control); };
                   "lost run %d..%d does not end where the new peer starts (%s)"
                   % (missing[0], missing[-1], min(second) if second else "-"))
         row.note += ("; LIMIT: seq %d..%d, written into the connection just before the peer went away, "
-                     "never reached its journal; the new peer starts at %d" % (missing[0], missing[-1], min(second)))
+                     "never reached its journal; the new peer starts at %d (transport(http) loses none: main table)"
+                     % (missing[0], missing[-1], min(second)))
 
 
-@case("structured-event", "journal-export TCP peer (journal-remote --listen-raw) stopped (SIGTERM), restarted (limit: in-flight)")
+@case("structured-event", "journal-export raw TCP peer (journal-remote --listen-raw) stopped (SIGTERM), restarted",
+      limit=True)
 def export_peer_term(row, w):
     export_peer(row, w, signal.SIGTERM)
 
 
-@case("structured-event", "journal-export TCP peer killed -9 and restarted (limit: in-flight entries)")
+@case("structured-event", "journal-export raw TCP peer (journal-remote --listen-raw) killed -9, restarted", limit=True)
 def export_peer_kill(row, w):
     export_peer(row, w, signal.SIGKILL)
 
@@ -946,8 +948,9 @@ def se_huge(row, w):
 
 # ------------------------------------------------------------------ runner
 
-def run_case(driver, name, needs_root, func):
+def run_case(driver, name, needs_root, limit, func):
     row = Row(driver, name)
+    row.limit = limit
     if needs_root and not fdharness.is_root():
         row.skipped = "needs root"
         return row
@@ -982,10 +985,10 @@ def main():
                    help="destination msg/s before the kill, so that it lands mid-stream")
     ARGS = p.parse_args()
     rows = []
-    for driver, name, root, func in CASES:
+    for driver, name, root, limit, func in CASES:
         if ARGS.only and not any(o in name or o in func.__name__ for o in ARGS.only):
             continue
-        rows.append(run_case(driver, name, root, func))
+        rows.append(run_case(driver, name, root, limit, func))
     table = faultlib.format_table(rows)
     print(table)
     if ARGS.table:
