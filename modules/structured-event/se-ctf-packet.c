@@ -16,6 +16,7 @@
  */
 #include "se-ctf-packet.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,6 +112,19 @@ _put_bytes(SeCtfWriter *w, const gchar *s, gsize len)
   _put(w, s, len);
 }
 
+/* sec * 10^9 + frac_ns (0 <= frac_ns < 10^9) without overflowing; FALSE when it does not fit in int64
+ * (a timestamp beyond the years 1677-2262, e.g. year 9999) */
+static gboolean
+_ns_from_sec(gint64 sec, gint64 frac_ns, gint64 *ns)
+{
+  const gint64 second = G_GINT64_CONSTANT(1000000000);
+
+  /* for negative seconds go via sec + 1: sec * 10^9 alone may underflow while the sum fits */
+  if (sec < 0)
+    return !__builtin_mul_overflow(sec + 1, second, ns) && !__builtin_sub_overflow(*ns, second - frac_ns, ns);
+  return !__builtin_mul_overflow(sec, second, ns) && !__builtin_add_overflow(*ns, frac_ns, ns);
+}
+
 static gint64
 _days_from_civil(gint64 y, gint m, gint d)
 {
@@ -169,16 +183,15 @@ se_ctf_parse_utc_datetime(const gchar *text, gsize len, gint64 *ns)
     return FALSE;
   for (; frac_digits < 9; frac_digits++)
     frac *= 10;
-  *ns = ((_days_from_civil(year, mon, day) * 86400 + hour * 3600 + min * 60 + sec) * G_GINT64_CONSTANT(1000000000))
-        + frac;
-  return TRUE;
+  return _ns_from_sec(_days_from_civil(year, mon, day) * 86400 + hour * 3600 + min * 60 + sec, frac, ns);
 }
 
-/* the field's rendered text as a NUL-terminated scalar; FALSE if too long */
+/* the field's rendered text as a NUL-terminated scalar; FALSE if too long or holding a NUL
+ * (the parsers would stop there and the rest of the value would be lost) */
 static gboolean
 _scalar(const SeField *f, gchar *buf)
 {
-  if (f->value_len == 0 || f->value_len >= SE_CTF_SCALAR_MAX)
+  if (f->value_len == 0 || f->value_len >= SE_CTF_SCALAR_MAX || memchr(f->value, 0, f->value_len))
     return FALSE;
   memcpy(buf, f->value, f->value_len);
   buf[f->value_len] = 0;
@@ -200,8 +213,10 @@ _put_pair(SeCtfWriter *w, const SeField *f)
       gint64 v;
       if (!_scalar(f, buf))
         break;
+      errno = 0;
       v = g_ascii_strtoll(buf, &end, 10);
-      if (*end)
+      /* out of range would be written clamped: keep the text */
+      if (*end || errno == ERANGE)
         break;
       _put_u8(w, SE_CTF_VALUE_INT64);
       _put_u64(w, (guint64) v);
@@ -278,6 +293,7 @@ se_ctf_packet_append(SeCtfPacket *self, guint64 timestamp, const SeEvent *event)
   guint n_pairs = 0;
   gboolean message_has_nul;
   const UnixTime *stamp = event->stamp;
+  gint64 time_ns;
 
   for (guint i = 0; i < event->n_fixed; i++)
     {
@@ -293,8 +309,10 @@ se_ctf_packet_append(SeCtfPacket *self, guint64 timestamp, const SeEvent *event)
       n_pairs++;
   message_has_nul = message && message->value_len && memchr(message->value, 0, message->value_len);
 
+  if (!_ns_from_sec(stamp->ut_sec, (gint64) stamp->ut_usec * 1000, &time_ns))
+    time_ns = stamp->ut_sec < 0 ? G_MININT64 : G_MAXINT64;
   _put_u64(&w, timestamp);
-  _put_u64(&w, (guint64) ((gint64) stamp->ut_sec * G_GINT64_CONSTANT(1000000000) + (gint64) stamp->ut_usec * 1000));
+  _put_u64(&w, (guint64) time_ns);
   _put_u8(&w, event->level);
   _put_u8(&w, event->facility);
   _put_string(&w, event->message_id ? event->message_id : "", event->message_id ? strlen(event->message_id) : 0);

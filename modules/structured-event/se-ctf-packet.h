@@ -40,7 +40,9 @@
  * events need; packet-size() bounds them).  syslog-ng's typed values keep
  * their type: int32/int64 -> int64, double, boolean -> bool, datetime ->
  * timestamp; strings, JSON and lists are strings, or bytes when they
- * contain NUL.  The fixed text fields cannot hold NUL: they end at the
+ * contain NUL.  A value that does not fit its CTF type (an integer beyond
+ * int64, a datetime outside the int64 ns range, years 1677-2262) is kept
+ * as its text; time_ns saturates at the int64 bounds.  The fixed text fields cannot hold NUL: they end at the
  * first one, and a message containing NUL is added in full as a "MESSAGE"
  * pair of type bytes.  SNG_FIELD_TYPES (type-hints()) is left out: types
  * are native here.  Appending allocates nothing.

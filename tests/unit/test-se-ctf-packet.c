@@ -205,6 +205,51 @@ test_parse_utc_datetime(void)
   CU_ASSERT_FALSE(se_ctf_parse_utc_datetime("2023-11-14T22:13:20.123+01:00", 29, &ns));
   CU_ASSERT_FALSE(se_ctf_parse_utc_datetime("2023-13-14T22:13:20Z", 20, &ns));
   CU_ASSERT_FALSE(se_ctf_parse_utc_datetime("2023-11-14T22:13:20.Z", 21, &ns));
+  /* int64 ns reach 1677-09-21T00:12:43.145224192Z .. 2262-04-11T23:47:16.854775807Z; beyond: not a timestamp */
+  CU_ASSERT_TRUE(se_ctf_parse_utc_datetime("2262-04-11T23:47:16.854775807Z", 30, &ns));
+  CU_ASSERT_EQUAL(ns, G_MAXINT64);
+  CU_ASSERT_FALSE(se_ctf_parse_utc_datetime("2262-04-11T23:47:16.854775808Z", 30, &ns));
+  CU_ASSERT_TRUE(se_ctf_parse_utc_datetime("1677-09-21T00:12:43.145224192Z", 30, &ns));
+  CU_ASSERT_EQUAL(ns, G_MININT64);
+  CU_ASSERT_FALSE(se_ctf_parse_utc_datetime("1677-09-21T00:12:43.145224191Z", 30, &ns));
+  CU_ASSERT_FALSE(se_ctf_parse_utc_datetime("9999-12-31T23:59:59.999Z", 24, &ns));
+  CU_ASSERT_FALSE(se_ctf_parse_utc_datetime("0000-01-01T00:00:00Z", 20, &ns));
+}
+
+/* values beyond their CTF type stay text; a message time beyond int64 ns saturates */
+static void
+test_out_of_range_values(void)
+{
+  UnixTime stamp = { .ut_sec = G_GINT64_CONSTANT(253402300799), .ut_usec = 0 };   /* 9999-12-31T23:59:59Z */
+  SeField fields[] =
+  {
+    { .name = "MESSAGE", .name_len = 7, .value = "m", .value_len = 1, .type = LM_VT_STRING },
+    { .name = "I", .name_len = 1, .value = "99999999999999999999", .value_len = 20, .type = LM_VT_INT64 },
+    { .name = "N", .name_len = 1, .value = "1\0x", .value_len = 3, .type = LM_VT_INT64 },
+    { .name = "T", .name_len = 1, .value = "9999-12-31T00:00:00.000Z", .value_len = 24, .type = LM_VT_DATETIME },
+  };
+  SeEvent event = { .level = 5, .facility = 1, .stamp = &stamp, .host = "h1", .host_len = 2,
+                    .fields = fields, .n_fields = G_N_ELEMENTS(fields), .n_fixed = 1
+                  };
+  static const gchar expected[] =
+    "\x01\0\0\0\0\0\0\0"
+    "\xff\xff\xff\xff\xff\xff\xff\x7f" "\x05" "\x01" /* time_ns saturated at INT64_MAX */
+    "\0" "h1\0" "\0" "m\0"
+    "\x03\x00\x00\x00"
+    "I\0" "\x00" "99999999999999999999\0"            /* beyond int64: the text, not a clamped number */
+    "N\0" "\x05" "\x03\x00\x00\x00" "1\0x"           /* NUL after the digits: bytes, not 1 */
+    "T\0" "\x00" "9999-12-31T00:00:00.000Z\0";       /* beyond int64 ns: the text */
+  SeCtfPacket packet;
+
+  se_ctf_packet_init(&packet, 4096);
+  CU_ASSERT_TRUE(se_ctf_packet_append(&packet, 1, &event));
+  ASSERT_BYTES(packet.data + SE_CTF_PACKET_HEADER_SIZE, packet.len - SE_CTF_PACKET_HEADER_SIZE,
+               expected, sizeof(expected) - 1);
+  se_ctf_packet_reset(&packet);
+  stamp.ut_sec = -G_GINT64_CONSTANT(62167219200);                                  /* 0000-01-01 */
+  CU_ASSERT_TRUE(se_ctf_packet_append(&packet, 1, &event));
+  CU_ASSERT_EQUAL(memcmp(packet.data + SE_CTF_PACKET_HEADER_SIZE + 8, "\0\0\0\0\0\0\0\x80", 8), 0);
+  se_ctf_packet_destroy(&packet);
 }
 
 static void
@@ -226,6 +271,7 @@ static CU_TestInfo packet_tests[] =
   { "an event that does not fit leaves the packet unchanged", test_event_that_does_not_fit },
   { "typed values, NUL in the message", test_typed_values_and_nul_message },
   { "UTC datetime parsing", test_parse_utc_datetime },
+  { "values beyond their CTF type stay text, time_ns saturates", test_out_of_range_values },
   { "packet-size() values", test_packet_size_option },
   CU_TEST_INFO_NULL,
 };
