@@ -39,6 +39,7 @@ import re
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -48,6 +49,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import faultlib  # noqa: E402
 from faultlib import Row, fdharness, seq_lines, read_seqs, send_chunked, start_thread  # noqa: E402
 import se_journald  # noqa: E402
+from test_structured_event_ctf import walk_packets  # noqa: E402
 
 CASES = []
 
@@ -801,6 +803,179 @@ log { source(s); parser(p); destination(d_se); flags(flow-control); };
                    ", ".join(os.path.basename(p) for p in paths), batch,
                    "; duplicated seq %d..%d: stored by the killed instance before it could answer"
                    % (min(dups), max(dups)) if dups else ""))
+
+
+# ------------------------------------------------------- structured-event CTF
+
+SE_CTF = """
+options { stats_level(1); };
+source s { unix-stream("%(w)s/in.sock" so-passcred(no) max-connections(1) log-iw-size(20000)); };
+destination d_se { structured-event(sink(ctf) path("%(trace)s") time-reopen(1) %(extra)s
+                   value-pairs(scope(nv-pairs) exclude("HOST*") exclude("SOURCE") exclude("LEGACY_MSGHDR"))); };
+log { source(s); destination(d_se); flags(flow-control); };
+"""
+
+CTF_MESSAGE = re.compile(r' message = "seq=(\d+) body=x", ')
+
+
+def ctf_lines(first, n):
+    return [b"<13>Nov 30 05:00:00 ctf[1]: seq=%d body=x" % i for i in range(first, first + n)]
+
+
+def babeltrace(trace):
+    """(seqs in trace order, torn event lines, babeltrace2's exit status and stderr)"""
+    r = subprocess.run(["babeltrace2", trace], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    seqs, torn = [], []
+    for line in r.stdout.decode("utf-8", "replace").splitlines():
+        m = CTF_MESSAGE.search(line)
+        if m and " syslog: { " in line:
+            seqs.append(int(m.group(1)))
+        else:
+            torn.append(line[:100])
+    return seqs, torn, r.returncode, r.stderr.decode("utf-8", "replace")
+
+
+def ctf_skip():
+    return None if shutil.which("babeltrace2") else "babeltrace2 not installed"
+
+
+def stream_files(trace):
+    return sorted((f for f in os.listdir(trace) if f.startswith("stream_")),
+                  key=lambda f: [int(x) for x in f.split("_")[1:]])
+
+
+def partial_streams(trace):
+    """stream files that do not end on a packet boundary"""
+    out = []
+    for f in stream_files(trace):
+        _, whole, size = walk_packets(os.path.join(trace, f))
+        if whole != size:
+            out.append((f, whole, size))
+    return out
+
+
+@case("structured-event", "CTF: kill -9 mid-stream, disk-buffer(reliable(yes)) + flow-control, restart")
+def ctf_crash(row, w):
+    row.skipped = ctf_skip()
+    if row.skipped:
+        return
+    n, batch = 100000, 1000
+    trace, dbuf = w + "/trace", w + "/dbuf"
+    os.mkdir(dbuf)
+    extra = ('packet-size(65536) batch-lines(%d) disk-buffer(reliable(yes) dir("%s") disk-buf-size(1000000000) '
+             'mem-buf-size(163840))' % (batch, dbuf))
+    cfg = SE_CTF % {"w": w, "trace": trace, "extra": extra + " throttle(20000)"}
+    sng = fdharness.SyslogNg(cfg, workdir=w)
+    sng.start()
+    sender = start_thread(send_chunked, os.path.join(w, "in.sock"), ctf_lines(0, n))
+    accepted = fdharness.wait_until(lambda: (sng.stat("src.unix-stream", "s", "processed") or 0) >= n, 120, 0.1)
+    sender.join()
+    row.check(accepted, "source did not take all %d messages" % n)
+    before = se_stat(sng, "written")
+    sng.kill9()
+    row.check(0 < before < n, "kill did not land mid-stream (%d of %d acknowledged)" % (before, n))
+    # the trace as the kill left it: a copy cut to whole packets, read by babeltrace2
+    at_kill = w + "/trace-at-kill"
+    shutil.copytree(trace, at_kill)
+    partial = partial_streams(at_kill)
+    for f, whole, _ in partial:
+        os.truncate(os.path.join(at_kill, f), whole)
+    seqs_kill, torn_kill, rc, err = babeltrace(at_kill)
+    row.check(rc == 0, "babeltrace2 cannot read the trace at the kill: %s" % err.strip()[-200:])
+    row.check(set(range(before)) <= set(seqs_kill),
+              "acknowledged before the kill but not in the trace: %d" % len(set(range(before)) - set(seqs_kill)))
+    row.check(not torn_kill, "torn events at the kill: %s" % torn_kill[:2])
+    # a kill inside write() leaves the head of a packet; when this one did not, leave one as it
+    # would (the first half of the last packet, written again) so that the restart has to trim it
+    simulated = False
+    if not partial:
+        newest = os.path.join(trace, stream_files(trace)[-1])
+        with open(newest, "rb") as f:
+            data = f.read()
+        pos = 0
+        while pos + struct.unpack_from("<Q", data, pos + 32)[0] // 8 < len(data):
+            pos += struct.unpack_from("<Q", data, pos + 32)[0] // 8
+        with open(newest, "ab") as f:
+            f.write(data[pos:pos + max(57, (len(data) - pos) // 2)])
+        simulated = True
+    sng2 = fdharness.SyslogNg(cfg.replace(" throttle(20000)", ""), workdir=w)
+    sng2.start()
+    try:
+        # replayed from the disk buffer: everything not acknowledged at the kill (at most what the
+        # trace held then was acknowledged)
+        row.check(fdharness.wait_until(lambda: se_stat(sng2, "written") >= n - len(seqs_kill), 60, 0.2),
+                  "after restart: %d written" % se_stat(sng2, "written"))
+        time.sleep(1)
+        row.dropped = se_stat(sng2, "dropped")
+        trimmed = "removed a partial packet" in sng2.output()
+    finally:
+        sng2.stop()
+    row.check(trimmed, "the restart did not report trimming the partial packet")
+    row.check(not partial_streams(trace), "a stream file ends in a partial packet after the restart")
+    seqs, torn, rc, err = babeltrace(trace)
+    row.check(rc == 0, "babeltrace2 cannot read the trace after the restart: %s" % err.strip()[-200:])
+    fill_from_seqs(row, seqs, torn, n)
+    row.max_dup = batch
+    counts = {}
+    for q in seqs:
+        counts[q] = counts.get(q, 0) + 1
+    dups = sorted(q for q, c in counts.items() if c > 1)
+    if dups:
+        row.check(dups[-1] - dups[0] + 1 == len(dups), "duplicates are not one contiguous run")
+        row.check(dups[0] >= before, "an event acknowledged before the kill was written again")
+    row.note = ("killed at %d acknowledged (stats), %d events in whole packets; partial packet %s, trimmed by "
+                "the restart; babeltrace2 reads the trace at the kill and after the restart (%s); "
+                "dup allowance: one packet (batch-lines(%d))%s"
+                % (before, len(seqs_kill), "simulated (the kill landed between writes)" if simulated
+                   else "left by the kill", ", ".join(stream_files(trace)), batch,
+                   "; duplicated seq %d..%d (written, not acked at the kill)" % (dups[0], dups[-1]) if dups else ""))
+
+
+@case("structured-event", "CTF: disk full: 2 MiB tmpfs until ENOSPC, then space freed", root=True)
+def ctf_disk_full(row, w):
+    row.skipped = ctf_skip()
+    if row.skipped:
+        return
+    mnt = os.path.join(w, "mnt")
+    mount_tmpfs(mnt, "2m")
+    try:
+        filler = os.path.join(mnt, "filler")
+        with open(filler, "wb") as f:        # leave ~64 KiB: ENOSPC inside a packet after a few
+            f.write(b"\0" * (2 * 1024 * 1024 - 64 * 1024))
+        n = 5000
+        trace = mnt + "/trace"
+        cfg = SE_CTF % {"w": w, "trace": trace, "extra": "packet-size(16384) batch-lines(200) retries(1000)"}
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            sender = start_thread(send_chunked, os.path.join(w, "in.sock"), ctf_lines(0, n))
+            row.check(fdharness.wait_until(lambda: "writing a CTF packet failed" in sng.output(), 30),
+                      "never hit ENOSPC")
+            time.sleep(2)
+            stalled = se_stat(sng, "written")
+            row.check(stalled < n, "no stall")
+            row.check("No space left" in sng.output(), "ENOSPC not in the log")
+            # a failed write is cut off again: only whole packets in the stream files (a partial one
+            # may exist for the moment between write() and ftruncate(): look twice)
+            partial = partial_streams(trace)
+            if partial:
+                time.sleep(0.05)
+                partial = [p for p in partial_streams(trace) if p in partial]
+            row.check(not partial, "partial packet left in the stream while stalled: %s" % partial)
+            files_stalled = len(stream_files(trace))
+            queued = se_stat(sng, "queued")
+            os.unlink(filler)
+            row.check(fdharness.wait_until(lambda: se_stat(sng, "written") == n, 60), "never caught up")
+            sender.join()
+            row.dropped = se_stat(sng, "dropped")
+        seqs, torn, rc, err = babeltrace(trace)
+        row.check(rc == 0, "babeltrace2 cannot read the trace: %s" % err.strip()[-200:])
+        row.check("discarded" not in err, "babeltrace2 reports discarded events: %s" % err.strip()[-200:])
+        fill_from_seqs(row, seqs, torn, n)
+        row.check(seqs == sorted(seqs), "events out of order")
+        row.note = ("stalled at %d written, %d queued (stats), write error with ENOSPC logged per attempt; "
+                    "only whole packets in %d stream file(s) while stalled; babeltrace2 reads all %d after the "
+                    "space was freed" % (stalled, queued, files_stalled, len(seqs)))
+    finally:
+        umount(mnt)
 
 
 def se_export_file_case(row, w, lines, extra_cfg="", src="", check=None, keep=None):
