@@ -20,6 +20,7 @@
 #include "template/eval.h"
 
 #include <iv.h>
+#include <iv_event.h>
 #include <string.h>
 
 static FastFileDriver *
@@ -128,6 +129,23 @@ _check_reopen(FastFileWorker *self)
       self->reopen_generation = generation;
       fastfile_set_close_all(&self->files);
     }
+}
+
+static void
+_reopen_event_cb(void *cookie)
+{
+  _check_reopen((FastFileWorker *) cookie);
+}
+
+void
+fastfile_worker_request_reopen(FastFileWorker *self)
+{
+  FastFileDriver *owner = _owner(self);
+
+  g_mutex_lock(&owner->reopen_lock);
+  if (self->reopen_event_registered)
+    iv_event_post(&self->reopen_event);
+  g_mutex_unlock(&owner->reopen_lock);
 }
 
 static LogThreadedResult
@@ -333,6 +351,11 @@ _init(LogThreadedDestWorker *s)
       iv_timer_register(&self->reap_timer);
     }
 
+  g_mutex_lock(&owner->reopen_lock);
+  iv_event_register(&self->reopen_event);
+  self->reopen_event_registered = TRUE;
+  g_mutex_unlock(&owner->reopen_lock);
+
   return log_threaded_dest_worker_init_method(s);
 }
 
@@ -340,6 +363,13 @@ static void
 _deinit(LogThreadedDestWorker *s)
 {
   FastFileWorker *self = (FastFileWorker *) s;
+  FastFileDriver *owner = _owner(self);
+
+  g_mutex_lock(&owner->reopen_lock);
+  if (self->reopen_event_registered)
+    iv_event_unregister(&self->reopen_event);
+  self->reopen_event_registered = FALSE;
+  g_mutex_unlock(&owner->reopen_lock);
 
   if (iv_timer_registered(&self->reap_timer))
     iv_timer_unregister(&self->reap_timer);
@@ -376,6 +406,9 @@ fastfile_worker_new(LogThreadedDestDriver *owner, gint worker_index)
   self->super.disconnect = _disconnect;
   self->super.free_fn = _free;
 
+  IV_EVENT_INIT(&self->reopen_event);
+  self->reopen_event.cookie = self;
+  self->reopen_event.handler = _reopen_event_cb;
   IV_TIMER_INIT(&self->reap_timer);
   self->reap_timer.cookie = self;
   self->reap_timer.handler = _reap_timer_cb;

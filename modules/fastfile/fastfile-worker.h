@@ -54,6 +54,9 @@ typedef struct _FastFileWorker
   guint replay;                      /* rewound records coming back through insert() */
   gint failed_flushes;
   gint reopen_generation;
+  /* posted by syslog-ng-ctl reopen so that an idle worker lets go of rotated files at once */
+  struct iv_event reopen_event;
+  gboolean reopen_event_registered;   /* under the owner's reopen_lock */
   struct
   {
     gint64 last_report;
@@ -63,5 +66,7 @@ typedef struct _FastFileWorker
 } FastFileWorker;
 
 LogThreadedDestWorker *fastfile_worker_new(LogThreadedDestDriver *owner, gint worker_index);
+/* main thread: have the worker close its files now (syslog-ng-ctl reopen) */
+void fastfile_worker_request_reopen(FastFileWorker *self);
 
 #endif

@@ -188,6 +188,7 @@ _free(LogPipe *s)
   log_template_unref(self->template);
   log_template_options_destroy(&self->template_options);
   g_free(self->encoding);
+  g_mutex_clear(&self->reopen_lock);
   log_threaded_dest_driver_free(s);
 }
 
@@ -199,6 +200,8 @@ _reopen_all(gint hook_type, gpointer user_data)
       FastFileDriver *self = l->data;
 
       g_atomic_int_inc(&self->reopen_generation);
+      for (gint i = 0; i < self->super.created_workers; i++)
+        fastfile_worker_request_reopen((FastFileWorker *) self->super.workers[i]);
     }
 }
 
@@ -237,6 +240,7 @@ fastfile_dd_new(LogTemplate *filename_template, GlobalConfig *cfg)
   self->line_ending = LINE_ENDING_LF;
   self->time_reap = -1;
   self->max_open_files = FASTFILE_DEFAULT_MAX_OPEN_FILES;
+  g_mutex_init(&self->reopen_lock);
 
   fastfile_dd_global_init();
   return &self->super.super.super;

@@ -50,6 +50,8 @@ typedef struct _FastFileDriver
 
   /* bumped by syslog-ng-ctl reopen (main thread), checked by the workers */
   gint reopen_generation;
+  /* guards posting the workers' reopen events against their threads going away */
+  GMutex reopen_lock;
 } FastFileDriver;
 
 LogDriver *fastfile_dd_new(LogTemplate *filename_template, GlobalConfig *cfg);

@@ -84,6 +84,25 @@ class TestOptions(fdharness.TestCase):
         self.assertEqual(sorted(read_seqs(os.path.join(w, "out.log.1"))[0]), list(range(100)))
         self.assertEqual(sorted(read_seqs(os.path.join(w, "out.log"))[0]), list(range(100, 200)))
 
+    def test_reopen_releases_a_rotated_file_while_idle(self):
+        """logrotate: after rename + reopen the old file must be let go even if no
+        message arrives (its space is freed only when the last fd closes)"""
+        w = self.workdir()
+        cfg = config(w, 'fast-file("%s/out.log" template("${MSG}\\n"));' % w)
+        rotated = os.path.join(w, "out.log.1")
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, 10))
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == 10, 20))
+            os.rename(os.path.join(w, "out.log"), rotated)
+            self.assertEqual(fdharness.open_fds_under(sng.pid, rotated), 1)
+            sng.reopen()
+            self.assertTrue(fdharness.wait_until(lambda: fdharness.open_fds_under(sng.pid, rotated) == 0, 5),
+                            "the rotated file is still open after syslog-ng-ctl reopen")
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(10, 5))
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == 15, 20))
+        self.assertEqual(sorted(read_seqs(rotated)[0]), list(range(10)))
+        self.assertEqual(sorted(read_seqs(os.path.join(w, "out.log"))[0]), list(range(10, 15)))
+
     def test_perm_and_create_dirs(self):
         w = self.workdir()
         cfg = config(w, 'fast-file("%s/a/b/out.log" create-dirs(yes) perm(0600) dir-perm(0711));' % w)
