@@ -147,12 +147,6 @@ _close(SeSink *s)
   _close_fd(self);
 }
 
-static gsize
-_bytes_of_first_records(SeSinkExport *self, guint records)
-{
-  return records ? self->buffer.record_ends[records - 1] : 0;
-}
-
 static SeSinkResult
 _write_batch(SeSinkExport *self, guint *delivered)
 {
@@ -172,7 +166,7 @@ _write_batch(SeSinkExport *self, guint *delivered)
     }
 
   complete = batch_buffer_records_in_prefix(&self->buffer, res.written);
-  partial = res.written - _bytes_of_first_records(self, complete);
+  partial = res.written - batch_buffer_whole_records_end(&self->buffer, res.written);
   *delivered += complete;
   if (partial && _is_file(self))
     {
