@@ -327,12 +327,6 @@ fastfile_set_reap(FastFileSet *self, gint time_reap)
     }
 }
 
-guint
-fastfile_set_open_count(const FastFileSet *self)
-{
-  return self->lru.length;
-}
-
 FastFileEntry *
 fastfile_set_lookup(FastFileSet *self, const gchar *path)
 {

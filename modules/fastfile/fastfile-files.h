@@ -95,6 +95,5 @@ void fastfile_set_release_record(FastFileSet *self, FastFileEntry *entry);
 void fastfile_set_close_all(FastFileSet *self);
 /* close and free entries idle for more than time_reap seconds */
 void fastfile_set_reap(FastFileSet *self, gint time_reap);
-guint fastfile_set_open_count(const FastFileSet *self);
 
 #endif
