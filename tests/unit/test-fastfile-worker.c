@@ -27,6 +27,8 @@
 #include "logmsg/logmsg.h"
 #include "template/templates.h"
 
+#include "seqnum.h"
+
 #include <iv.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -322,6 +324,128 @@ test_encoding_and_line_ending(void)
   g_free(path);
 }
 
+static gint acked;
+
+static void
+count_ack(LogMessage *msg, AckType ack_type)
+{
+  acked++;
+}
+
+/* queued as a source queues: the message is acked (count_ack) when the destination lets it go */
+static void
+push_acked(Rig *rig, LogMessage *msg)
+{
+  LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
+
+  path_options.ack_needed = TRUE;
+  log_msg_add_ack(msg, &path_options);
+  msg->ack_func = count_ack;
+  log_queue_push_tail(rig->queue, msg, &path_options);
+}
+
+/* the framework's loop step: pop one message and insert it */
+static LogThreadedResult
+insert_next(Rig *rig)
+{
+  LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
+  LogMessage *msg = log_queue_pop_head(rig->queue, &path_options);
+
+  g_assert(msg);
+  rig->worker->batch_size++;
+  LogThreadedResult result = log_threaded_dest_worker_insert(rig->worker, msg);
+  log_msg_unref(msg);
+  return result;
+}
+
+/* one insert() takes the messages queued behind its own, up to batch-lines,
+ * into the same batch: counted in batch_size, numbered ($SEQNUM) as the
+ * framework numbers them, acked only once written */
+static void
+test_insert_takes_the_queued_messages_behind_it(void)
+{
+  gchar *path = tmp_path("drained.log");
+  Rig rig = rig_new(path, "${MSG} ${SEQNUM}\n");
+  log_threaded_dest_driver_set_batch_lines(&rig.driver->super.super.super, 4);
+  /* as the driver's init does */
+  init_sequence_number(&rig.driver->super.shared_seq_num);
+  rig_start(&rig);
+  acked = 0;
+
+  for (gint i = 0; i < 10; i++)
+    {
+      gchar text[16];
+      g_snprintf(text, sizeof(text), "m%d", i);
+      LogMessage *msg = make_msg("h", "p", text);
+      msg->flags |= LF_LOCAL;
+      push_acked(&rig, msg);
+    }
+
+  CU_ASSERT_EQUAL(insert_next(&rig), LTR_QUEUED);
+  CU_ASSERT_EQUAL(rig.worker->batch_size, 4);
+  CU_ASSERT_EQUAL(log_queue_get_length(rig.queue), 6);
+  CU_ASSERT_EQUAL(acked, 0);
+  CU_ASSERT_FALSE(g_file_test(path, G_FILE_TEST_EXISTS));
+  CU_ASSERT_EQUAL(flush(&rig), LTR_EXPLICIT_ACK_MGMT);
+  CU_ASSERT_EQUAL(rig.worker->batch_size, 0);
+  CU_ASSERT_EQUAL(acked, 4);
+
+  insert_next(&rig);
+  CU_ASSERT_EQUAL(rig.worker->batch_size, 4);
+  CU_ASSERT_EQUAL(flush(&rig), LTR_EXPLICIT_ACK_MGMT);
+  insert_next(&rig);
+  CU_ASSERT_EQUAL(rig.worker->batch_size, 2);
+  CU_ASSERT_EQUAL(log_queue_get_length(rig.queue), 0);
+  CU_ASSERT_EQUAL(acked, 8);
+  CU_ASSERT_EQUAL(flush(&rig), LTR_EXPLICIT_ACK_MGMT);
+  CU_ASSERT_EQUAL(acked, 10);
+  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->files.write_syscalls, 3);
+
+  gchar *contents = read_file(path);
+  CU_ASSERT_STRING_EQUAL(contents, "m0 1\nm1 2\nm2 3\nm3 4\nm4 5\nm5 6\nm6 7\nm7 8\nm8 9\nm9 10\n");
+  g_free(contents);
+  rig_free(&rig);
+  g_free(path);
+}
+
+/* a batch taken in one insert() fails as a whole: the framework rewinds all
+ * of it, the replay writes nothing twice, and only written lines are acked */
+static void
+test_drained_batch_is_rewound_whole(void)
+{
+  gchar *good = tmp_path("drained-good.log");
+  Rig rig = rig_new("${HOST}", "${MSG}\n");
+  log_threaded_dest_driver_set_max_retries_on_error(&rig.driver->super.super.super, 3);
+  rig_start(&rig);
+  acked = 0;
+
+  push_acked(&rig, make_msg(good, "p", "g0"));
+  push_acked(&rig, make_msg("/dev/full", "p", "f1"));
+  push_acked(&rig, make_msg(good, "p", "g2"));
+  push_acked(&rig, make_msg(good, "p", "g3"));
+
+  CU_ASSERT_EQUAL(insert_next(&rig), LTR_QUEUED);
+  CU_ASSERT_EQUAL(rig.worker->batch_size, 4);
+  CU_ASSERT_EQUAL(flush(&rig), LTR_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(rig.worker->batch_size, 3);
+  CU_ASSERT_EQUAL(acked, 1);
+
+  rewind_and_replay(&rig);
+  CU_ASSERT_EQUAL(flush(&rig), LTR_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(acked, 1);
+  rewind_and_replay(&rig);
+  /* retries(3) exhausted: f1 dropped, g2 and g3 acked */
+  CU_ASSERT_EQUAL(flush(&rig), LTR_EXPLICIT_ACK_MGMT);
+  CU_ASSERT_EQUAL(rig.worker->batch_size, 0);
+  CU_ASSERT_EQUAL(acked, 4);
+
+  gchar *contents = read_file(good);
+  CU_ASSERT_STRING_EQUAL(contents, "g0\ng2\ng3\n");
+  g_free(contents);
+  rig_free(&rig);
+  g_free(good);
+}
+
 static void
 test_steady_state_does_not_grow_buffers(void)
 {
@@ -382,6 +506,8 @@ static CU_TestInfo worker_tests[] =
   { "buffer-size() cap writes when full", test_fixed_buffer_size_writes_when_full },
   { "encoding and line ending", test_encoding_and_line_ending },
   { "steady state does not grow buffers", test_steady_state_does_not_grow_buffers },
+  { "insert takes the queued messages behind it", test_insert_takes_the_queued_messages_behind_it },
+  { "a drained batch is rewound whole", test_drained_batch_is_rewound_whole },
   CU_TEST_INFO_NULL,
 };
 
