@@ -58,33 +58,42 @@ fastfile_formatter_get_bom(const FastFileFormatter *self, gsize *len)
   return line_encoder_get_bom(self->encoder, len);
 }
 
-/* g_string_append_len() without its generality: this is the per-message path */
-static inline void
-_append_bytes(GString *out, const gchar *bytes, gsize len)
+/* room for len more bytes (and the NUL after them) at the end of out */
+static inline gchar *
+_reserve(GString *out, gsize len)
 {
   if (G_UNLIKELY(out->len + len >= out->allocated_len))
     {
       gsize old_len = out->len;
       g_string_set_size(out, old_len + len);
-      g_string_truncate(out, old_len);
+      out->len = old_len;
     }
-  memcpy(out->str + out->len, bytes, len);
-  out->len += len;
-  out->str[out->len] = 0;
+  return out->str + out->len;
 }
 
-static inline gssize
-_append_value(LogMessage *msg, NVHandle handle, GString *out)
+static inline void
+_commit(GString *out, gchar *end)
 {
-  gssize len;
-  const gchar *value = log_msg_get_value(msg, handle, &len);
-
-  _append_bytes(out, value, len);
-  return len;
+  *end = 0;
+  out->len = end - out->str;
 }
 
-static void
-_append_stamp(FastFileFormatter *self, const UnixTime *stamp, GString *out)
+static inline gchar *
+_put(gchar *dest, const gchar *bytes, gsize len)
+{
+  memcpy(dest, bytes, len);
+  return dest + len;
+}
+
+/* g_string_append_len() without its generality: this is the per-message path */
+static inline void
+_append_bytes(GString *out, const gchar *bytes, gsize len)
+{
+  _commit(out, _put(_reserve(out, len), bytes, len));
+}
+
+static const GString *
+_stamp_text(FastFileFormatter *self, const UnixTime *stamp)
 {
   const LogTemplateOptions *options = self->template_options;
   guint32 usec = options->frac_digits > 0 ? stamp->ut_usec : 0;
@@ -101,51 +110,54 @@ _append_stamp(FastFileFormatter *self, const UnixTime *stamp, GString *out)
       self->stamp_cache.gmtoff = stamp->ut_gmtoff;
       self->stamp_cache.valid = TRUE;
     }
-  _append_bytes(out, self->stamp_cache.text->str, self->stamp_cache.text->len);
+  return self->stamp_cache.text;
 }
 
-/* file()'s built-in format (LogWriter, LW_FORMAT_FILE, no template): byte for byte */
+/* file()'s built-in format (LogWriter, LW_FORMAT_FILE, no template) without
+ * its closing newline, byte for byte: "$STAMP $HOST $MSGHDR$MESSAGE", where
+ * an empty MSGHDR is rebuilt as "$PROGRAM[$PID]: ".  The values are looked
+ * up first so that the line is reserved and copied in one go. */
 static void
 _append_default_format(FastFileFormatter *self, LogMessage *msg, GString *out)
 {
-  gssize len;
+  const GString *stamp = _stamp_text(self, &msg->timestamps[LM_TS_STAMP]);
+  gssize host_len, msghdr_len, program_len = 0, pid_len = 0, message_len;
+  const gchar *host = log_msg_get_value(msg, LM_V_HOST, &host_len);
+  const gchar *msghdr = log_msg_get_value(msg, LM_V_LEGACY_MSGHDR, &msghdr_len);
+  const gchar *program = NULL, *pid = NULL;
 
-  _append_stamp(self, &msg->timestamps[LM_TS_STAMP], out);
-  _append_bytes(out, " ", 1);
-  _append_value(msg, LM_V_HOST, out);
-  _append_bytes(out, " ", 1);
-
-  const gchar *msghdr = log_msg_get_value(msg, LM_V_LEGACY_MSGHDR, &len);
-  if (len > 0)
+  if (msghdr_len == 0)
     {
-      _append_bytes(out, msghdr, len);
+      program = log_msg_get_value(msg, LM_V_PROGRAM, &program_len);
+      if (program_len > 0)
+        pid = log_msg_get_value(msg, LM_V_PID, &pid_len);
     }
-  else if (_append_value(msg, LM_V_PROGRAM, out) > 0)
+  const gchar *message = log_msg_get_value(msg, LM_V_MESSAGE, &message_len);
+
+  /* "[]" and ": " at most */
+  gchar *p = _reserve(out, stamp->len + 1 + host_len + 1 + msghdr_len + program_len + pid_len + 4 + message_len);
+  p = _put(p, stamp->str, stamp->len);
+  *p++ = ' ';
+  p = _put(p, host, host_len);
+  *p++ = ' ';
+  if (msghdr_len > 0)
     {
-      const gchar *pid = log_msg_get_value(msg, LM_V_PID, &len);
-      if (len > 0)
+      p = _put(p, msghdr, msghdr_len);
+    }
+  else if (program_len > 0)
+    {
+      p = _put(p, program, program_len);
+      if (pid_len > 0)
         {
-          _append_bytes(out, "[", 1);
-          _append_bytes(out, pid, len);
-          _append_bytes(out, "]", 1);
+          *p++ = '[';
+          p = _put(p, pid, pid_len);
+          *p++ = ']';
         }
-      _append_bytes(out, ": ", 2);
+      *p++ = ':';
+      *p++ = ' ';
     }
-  _append_value(msg, LM_V_MESSAGE, out);
-  _append_bytes(out, "\n", 1);
-}
-
-static void
-_append_text(FastFileFormatter *self, LogMessage *msg, gint32 seq_num, GString *out)
-{
-  if (!self->template)
-    {
-      _append_default_format(self, msg, out);
-      return;
-    }
-
-  LogTemplateEvalOptions options = { (LogTemplateOptions *) self->template_options, LTZ_SEND, seq_num, NULL, LM_VT_STRING };
-  log_template_append_format(self->template, msg, &options, out);
+  p = _put(p, message, message_len);
+  _commit(out, p);
 }
 
 static gsize
@@ -156,26 +168,39 @@ _strip_trailing_newline(GString *text, gsize start)
   return text->len - start;
 }
 
+/* the line without its line ending; FALSE when it renders empty (file() writes nothing then) */
+static gboolean
+_append_line(FastFileFormatter *self, LogMessage *msg, gint32 seq_num, GString *out)
+{
+  if (!self->template)
+    {
+      _append_default_format(self, msg, out);
+      return TRUE;
+    }
+
+  gsize start = out->len;
+  LogTemplateEvalOptions options = { (LogTemplateOptions *) self->template_options, LTZ_SEND, seq_num, NULL, LM_VT_STRING };
+  log_template_append_format(self->template, msg, &options, out);
+  if (out->len == start)
+    return FALSE;
+  _strip_trailing_newline(out, start);
+  return TRUE;
+}
+
 gboolean
 fastfile_formatter_append(FastFileFormatter *self, LogMessage *msg, gint32 seq_num, GString *out)
 {
-  gsize start = out->len;
-
   if (!self->scratch)
     {
       /* UTF-8: format straight into the batch buffer */
-      _append_text(self, msg, seq_num, out);
-      if (out->len == start)
+      if (!_append_line(self, msg, seq_num, out))
         return FALSE;
-      _strip_trailing_newline(out, start);
     }
   else
     {
       g_string_truncate(self->scratch, 0);
-      _append_text(self, msg, seq_num, self->scratch);
-      if (self->scratch->len == 0)
+      if (!_append_line(self, msg, seq_num, self->scratch))
         return FALSE;
-      _strip_trailing_newline(self->scratch, 0);
       line_encoder_append_text(self->encoder, self->scratch->str, self->scratch->len, out);
     }
   _append_bytes(out, (const gchar *) self->line_ending, self->line_ending_len);
