@@ -22,8 +22,10 @@
  * on stdout; bench/run turns them into tables.
  *
  *   file     the fast-file() worker, driven as LogThreadedDestDriver drives
- *            it (queue push/pop with backlog, refcache, scratch buffers,
- *            insert, flush every batch-lines, ack), against a mimic of
+ *            it (a batch queued, then the framework's loop step: pop into
+ *            the backlog, refcache, scratch buffers, insert -- which takes
+ *            the rest of the batch from the queue itself --, flush every
+ *            batch-lines, ack), against a mimic of
  *            stock LogWriter + LogProtoFileWriter on the same queue: format
  *            into the line buffer (log_writer_format_log() itself, or
  *            log_template_format()), hand the buffer over and allocate a
@@ -246,15 +248,22 @@ typedef struct
   ScratchBuffersMarker mark;
 } Popped;
 
-/* a source posts msg; the destination pops it into its backlog (both sides of the queue) */
-static LogMessage *
-queue_cycle(LogQueue *queue, LogMessage *msg, Popped *p)
+/* a source's batch into the queue: referenced and acked as log_source_post() does */
+static void
+queue_push(LogQueue *queue, LogMessage *msg)
 {
   LogPathOptions push_options = LOG_PATH_OPTIONS_INIT;
 
   log_msg_ref(msg);
   log_msg_add_ack(msg, &push_options);
   log_queue_push_tail(queue, msg, &push_options);
+}
+
+/* a source posts msg; the destination pops it into its backlog (both sides of the queue) */
+static LogMessage *
+queue_cycle(LogQueue *queue, LogMessage *msg, Popped *p)
+{
+  queue_push(queue, msg);
 
   p->path_options = (LogPathOptions) LOG_PATH_OPTIONS_INIT;
   LogMessage *popped = log_queue_pop_head(queue, &p->path_options);
@@ -638,21 +647,32 @@ fastfile_run(Row *self, guint64 n)
   /* the worker keeps its file open with O_APPEND: truncating it starts the repetition afresh */
   if (truncate(f->path, 0) < 0 && errno != ENOENT)
     return FALSE;
-  for (guint64 i = 0; i < n; i++)
+  for (guint64 done = 0; done < n;)
     {
-      Popped p;
-      LogMessage *msg = queue_cycle(f->queue, file_msgs[i % N_MSGS], &p);
+      guint64 chunk = MIN((guint64) batch_lines, n - done);
+      for (guint64 i = 0; i < chunk; i++)
+        queue_push(f->queue, file_msgs[(done + i) % N_MSGS]);
+      done += chunk;
 
-      f->worker->batch_size++;
-      LogThreadedResult r = log_threaded_dest_worker_insert(f->worker, msg);
-      if (r != LTR_QUEUED && r != LTR_EXPLICIT_ACK_MGMT && r != LTR_SUCCESS)
+      /* _perform_inserts(): one loop step per popped message; insert() takes
+       * the messages behind it from the queue itself */
+      Popped p = { LOG_PATH_OPTIONS_INIT };
+      LogMessage *msg;
+      while ((msg = log_queue_pop_head(f->queue, &p.path_options)))
         {
-          row_fail(self, "insert returned %d", r);
-          return FALSE;
+          log_msg_refcache_start_consumer(msg, &p.path_options);
+          scratch_buffers_mark(&p.mark);
+          f->worker->batch_size++;
+          LogThreadedResult r = log_threaded_dest_worker_insert(f->worker, msg);
+          if (r != LTR_QUEUED && r != LTR_EXPLICIT_ACK_MGMT && r != LTR_SUCCESS)
+            {
+              row_fail(self, "insert returned %d", r);
+              return FALSE;
+            }
+          if (f->worker->batch_size >= batch_lines && !fastfile_flush(f))
+            return FALSE;
+          queue_done(msg, &p);
         }
-      if (f->worker->batch_size >= batch_lines && !fastfile_flush(f))
-        return FALSE;
-      queue_done(msg, &p);
     }
   return fastfile_flush(f) && f->worker->batch_size == 0;
 }
@@ -1354,40 +1374,72 @@ se_ctf_final_check(Row *self)
 
 static Row rows[] =
 {
-  { "file", "queue-only", "framework only: queue push, pop, ack (no output)", NULL,
-    queue_setup, queue_run, NULL, queue_teardown },
-  { "file", "stock-default-100", "stock file() mimic: log_writer_format_log(), fresh buffer/msg, writev per 100", NULL,
-    stock_default_100_setup, stock_run, stock_check, stock_teardown },
-  { "file", "stock-default-1000", "stock file() mimic, flush-lines(1000): writev per 1000", "stock-default-100",
-    stock_default_1000_setup, stock_run, stock_check, stock_teardown },
-  { "file", "fastfile-default", "fast-file() worker, default format, batch-lines 1000", "stock-default-100",
-    fastfile_default_setup, fastfile_run, fastfile_check, fastfile_teardown },
-  { "file", "fastfile-utf16", "fast-file() worker, UTF-16LE CRLF", "stock-default-100",
-    fastfile_utf16_setup, fastfile_run, fastfile_check, fastfile_teardown },
-  { "file", "stock-template", "stock file() mimic: log_template_format() of a template, writev per 1000", NULL,
-    stock_template_setup, stock_run, stock_check, stock_teardown },
-  { "file", "fastfile-template", "fast-file() worker, the same template", "stock-template",
-    fastfile_template_setup, fastfile_run, fastfile_check, fastfile_teardown },
+  {
+    "file", "queue-only", "framework only: queue push, pop, ack (no output)", NULL,
+    queue_setup, queue_run, NULL, queue_teardown
+  },
+  {
+    "file", "stock-default-100", "stock file() mimic: log_writer_format_log(), fresh buffer/msg, writev per 100", NULL,
+    stock_default_100_setup, stock_run, stock_check, stock_teardown
+  },
+  {
+    "file", "stock-default-1000", "stock file() mimic, flush-lines(1000): writev per 1000", "stock-default-100",
+    stock_default_1000_setup, stock_run, stock_check, stock_teardown
+  },
+  {
+    "file", "fastfile-default", "fast-file() worker, default format, batch-lines 1000", "stock-default-100",
+    fastfile_default_setup, fastfile_run, fastfile_check, fastfile_teardown
+  },
+  {
+    "file", "fastfile-utf16", "fast-file() worker, UTF-16LE CRLF", "stock-default-100",
+    fastfile_utf16_setup, fastfile_run, fastfile_check, fastfile_teardown
+  },
+  {
+    "file", "stock-template", "stock file() mimic: log_template_format() of a template, writev per 1000", NULL,
+    stock_template_setup, stock_run, stock_check, stock_teardown
+  },
+  {
+    "file", "fastfile-template", "fast-file() worker, the same template", "stock-template",
+    fastfile_template_setup, fastfile_run, fastfile_check, fastfile_teardown
+  },
 
-  { "encoders", "format-json", "stock $(format-json --scope nv-pairs ...) into a fresh GString", NULL,
-    se_json_setup, se_json_run, NULL, se_teardown },
-  { "encoders", "se-build", "structured-event: event build only (17 fields)", "format-json",
-    se_setup_common, se_build_run, NULL, se_teardown },
-  { "encoders", "se-native", "structured-event: build + journald datagram encoding", "format-json",
-    se_setup_common, se_native_run, NULL, se_teardown },
-  { "encoders", "se-export", "structured-event: build + Journal Export encoding + copy", "format-json",
-    se_setup_common, se_export_run, NULL, se_teardown },
+  {
+    "encoders", "format-json", "stock $(format-json --scope nv-pairs ...) into a fresh GString", NULL,
+    se_json_setup, se_json_run, NULL, se_teardown
+  },
+  {
+    "encoders", "se-build", "structured-event: event build only (17 fields)", "format-json",
+    se_setup_common, se_build_run, NULL, se_teardown
+  },
+  {
+    "encoders", "se-native", "structured-event: build + journald datagram encoding", "format-json",
+    se_setup_common, se_native_run, NULL, se_teardown
+  },
+  {
+    "encoders", "se-export", "structured-event: build + Journal Export encoding + copy", "format-json",
+    se_setup_common, se_export_run, NULL, se_teardown
+  },
 
-  { "sinks", "sd-journal-sendv", "libsystemd sd_journal_sendv(), same fields, drained socket", NULL,
-    sd_setup, sd_run, se_socket_check, se_teardown },
-  { "sinks", "se-journald", "structured-event sink(journald), same drained socket", "sd-journal-sendv",
-    se_journald_setup, se_journald_run, se_socket_check, se_teardown },
-  { "sinks", "stock-json-file", "stock file() mimic with $(format-json): fresh buffer/msg, writev per 100", NULL,
-    stock_json_setup, stock_run_se, stock_json_check, stock_teardown },
-  { "sinks", "se-export-file", "structured-event sink(journal-export) into a file, batch 100", "stock-json-file",
-    se_export_file_setup, se_export_file_run, se_export_file_check, se_teardown },
-  { "sinks", "se-ctf-file", "structured-event sink(ctf) into a trace directory, flush per 100", "stock-json-file",
-    se_ctf_setup, se_export_file_run, NULL, se_teardown },
+  {
+    "sinks", "sd-journal-sendv", "libsystemd sd_journal_sendv(), same fields, drained socket", NULL,
+    sd_setup, sd_run, se_socket_check, se_teardown
+  },
+  {
+    "sinks", "se-journald", "structured-event sink(journald), same drained socket", "sd-journal-sendv",
+    se_journald_setup, se_journald_run, se_socket_check, se_teardown
+  },
+  {
+    "sinks", "stock-json-file", "stock file() mimic with $(format-json): fresh buffer/msg, writev per 100", NULL,
+    stock_json_setup, stock_run_se, stock_json_check, stock_teardown
+  },
+  {
+    "sinks", "se-export-file", "structured-event sink(journal-export) into a file, batch 100", "stock-json-file",
+    se_export_file_setup, se_export_file_run, se_export_file_check, se_teardown
+  },
+  {
+    "sinks", "se-ctf-file", "structured-event sink(ctf) into a trace directory, flush per 100", "stock-json-file",
+    se_ctf_setup, se_export_file_run, NULL, se_teardown
+  },
 };
 
 /* ------------------------------------------------------------------ cross-checks */
