@@ -240,8 +240,27 @@ _utf8_decode(const guchar *s, gsize n, gsize *len)
       (o) += 32; \
       (i) += 16; \
     }
+
+/* fewer than 16 bytes left: when the last 16 input bytes are all ASCII, convert
+ * them in one go.  The ones before i were ASCII too, so they were written as 2
+ * bytes each right before o: the overlap rewrites the same bytes. */
+#define UTF16_ASCII_TAIL(s, n, i, o, BE) \
+  if ((n) >= 16 && (i) < (n) && (n) - (i) < 16) \
+    { \
+      __m128i v = _mm_loadu_si128((const __m128i *) ((s) + (n) - 16)); \
+      if (!_mm_movemask_epi8(v)) \
+        { \
+          __m128i z = _mm_setzero_si128(); \
+          (o) -= 2 * ((i) - ((n) - 16)); \
+          _mm_storeu_si128((__m128i *) (o), (BE) ? _mm_unpacklo_epi8(z, v) : _mm_unpacklo_epi8(v, z)); \
+          _mm_storeu_si128((__m128i *) ((o) + 16), (BE) ? _mm_unpackhi_epi8(z, v) : _mm_unpackhi_epi8(v, z)); \
+          (o) += 32; \
+          (i) = (n); \
+        } \
+    }
 #else
 #define UTF16_ASCII_RUN(s, n, i, o, BE)
+#define UTF16_ASCII_TAIL(s, n, i, o, BE)
 #endif
 
 /* convert s[0..n) into o, which has room for 2 * n bytes; returns the new end */
@@ -252,6 +271,7 @@ _utf8_decode(const guchar *s, gsize n, gsize *len)
     for (gsize i = 0; i < n;) \
       { \
         UTF16_ASCII_RUN(s, n, i, o, BE); \
+        UTF16_ASCII_TAIL(s, n, i, o, BE); \
         if (i >= n) \
           break; \
         if (s[i] < 0x80) \

@@ -457,8 +457,10 @@ test_direct_utf16_equals_iconv(void)
       for (gint round = 0; round < 20000; round++)
         {
           gsize n = g_rand_int_range(rand, 0, sizeof(input));
+          /* every other round mostly ASCII: ASCII tails behind multi-byte characters (the overlapping tail) */
+          gint odds = round % 2 ? 32 : 4;
           for (gsize i = 0; i < n; i++)
-            input[i] = g_rand_int_range(rand, 0, 4) ? (guchar) g_rand_int_range(rand, 0x20, 0x7f)
+            input[i] = g_rand_int_range(rand, 0, odds) ? (guchar) g_rand_int_range(rand, 0x20, 0x7f)
                        : alphabet[g_rand_int_range(rand, 0, sizeof(alphabet))];
           g_string_truncate(a, 0);
           g_string_truncate(b, 0);
