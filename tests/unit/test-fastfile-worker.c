@@ -95,36 +95,39 @@ make_msg(const gchar *host, const gchar *program, const gchar *text)
   return msg;
 }
 
-/* what _perform_inserts() does for one message */
+/* the framework's loop step: pop one message and insert it */
+static LogThreadedResult
+insert_next(Rig *rig)
+{
+  LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
+  LogMessage *msg = log_queue_pop_head(rig->queue, &path_options);
+
+  g_assert(msg);
+  rig->worker->batch_size++;
+  LogThreadedResult result = log_threaded_dest_worker_insert(rig->worker, msg);
+  log_msg_unref(msg);
+  return result;
+}
+
+/* a source queues one message and the framework's loop step takes it */
 static LogThreadedResult
 feed(Rig *rig, LogMessage *msg)
 {
   LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
 
   log_queue_push_tail(rig->queue, msg, &path_options);
-  LogMessage *popped = log_queue_pop_head(rig->queue, &path_options);
-  g_assert(popped == msg);
-  rig->worker->batch_size++;
-  LogThreadedResult result = log_threaded_dest_worker_insert(rig->worker, popped);
-  log_msg_unref(popped);
-  return result;
+  return insert_next(rig);
 }
 
 /* after LTR_NOT_CONNECTED the framework rewinds the batch and inserts it again */
 static void
 rewind_and_replay(Rig *rig)
 {
-  LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
   gint n = rig->worker->batch_size;
-  LogMessage *msg;
 
   log_threaded_dest_worker_rewind_messages(rig->worker, n);
-  for (gint i = 0; i < n && (msg = log_queue_pop_head(rig->queue, &path_options)); i++)
-    {
-      rig->worker->batch_size++;
-      CU_ASSERT_EQUAL(log_threaded_dest_worker_insert(rig->worker, msg), LTR_QUEUED);
-      log_msg_unref(msg);
-    }
+  for (gint i = 0; i < n; i++)
+    CU_ASSERT_EQUAL(insert_next(rig), LTR_QUEUED);
   rig->worker->rewound_batch_size = 0;
 }
 
@@ -342,20 +345,6 @@ push_acked(Rig *rig, LogMessage *msg)
   log_msg_add_ack(msg, &path_options);
   msg->ack_func = count_ack;
   log_queue_push_tail(rig->queue, msg, &path_options);
-}
-
-/* the framework's loop step: pop one message and insert it */
-static LogThreadedResult
-insert_next(Rig *rig)
-{
-  LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
-  LogMessage *msg = log_queue_pop_head(rig->queue, &path_options);
-
-  g_assert(msg);
-  rig->worker->batch_size++;
-  LogThreadedResult result = log_threaded_dest_worker_insert(rig->worker, msg);
-  log_msg_unref(msg);
-  return result;
 }
 
 /* one insert() takes the messages queued behind its own, up to batch-lines,
