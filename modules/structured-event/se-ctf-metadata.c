@@ -15,6 +15,7 @@
  * with this program; if not, see <https://www.gnu.org/licenses/>.
  */
 #include "se-ctf-metadata.h"
+#include "gprocess.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -227,14 +228,29 @@ _move_aside(const gchar *dir, gchar *moved_to, gsize moved_to_size)
   return ok;
 }
 
+/* owner(), group() and perm() as file() applies them to the files it opens */
+static void
+_apply_perms(const FilePermOptions *perms, gint fd)
+{
+  cap_t saved_caps = g_process_cap_save();
+
+  g_process_enable_cap("cap_chown");
+  g_process_enable_cap("cap_fowner");
+  file_perm_options_apply_fd(perms, fd);
+  g_process_cap_restore(saved_caps);
+}
+
 static gboolean
-_write_atomically(const gchar *dir, const gchar *path)
+_write_atomically(const gchar *dir, const gchar *path, const FilePermOptions *perms)
 {
   gchar *tmp = g_strdup_printf("%s/.%s.tmp-%d", dir, SE_CTF_METADATA_NAME, (gint) getpid());
-  gint fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  gint fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, perms->file_perm >= 0 ? perms->file_perm : 0600);
   gsize left = sizeof(metadata_text) - 1;
   const gchar *p = metadata_text;
   gboolean ok = fd >= 0;
+
+  if (ok)
+    _apply_perms(perms, fd);
 
   while (ok && left > 0)
     {
@@ -268,17 +284,26 @@ _write_atomically(const gchar *dir, const gchar *path)
 }
 
 SeCtfMetadataResult
-se_ctf_metadata_install(const gchar *dir, gchar *moved_to, gsize moved_to_size, gint *error_errno)
+se_ctf_metadata_install(const gchar *dir, const FilePermOptions *perms, gchar *moved_to, gsize moved_to_size,
+                        gint *error_errno)
 {
   gchar *path = g_build_filename(dir, SE_CTF_METADATA_NAME, NULL);
   SeCtfMetadataResult result = SE_CTF_METADATA_WRITTEN;
+  FilePermOptions global_defaults;
+
+  if (!perms)
+    {
+      file_perm_options_global_defaults(&global_defaults);
+      perms = &global_defaults;
+    }
 
   *error_errno = 0;
   if (moved_to && moved_to_size)
     moved_to[0] = 0;
   g_mutex_lock(&install_lock);
 
-  if (g_mkdir_with_parents(dir, 0755) < 0)
+  /* the trace directory and its missing parents, with dir-owner(), dir-group() and dir-perm() */
+  if (!file_perm_options_create_containing_directory(perms, path))
     goto error;
 
   if (access(path, F_OK) == 0)
@@ -292,7 +317,7 @@ se_ctf_metadata_install(const gchar *dir, gchar *moved_to, gsize moved_to_size, 
         goto error;
       result = SE_CTF_METADATA_REPLACED;
     }
-  if (!_write_atomically(dir, path))
+  if (!_write_atomically(dir, path, perms))
     goto error;
   goto exit;
 

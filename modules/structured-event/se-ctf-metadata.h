@@ -18,6 +18,7 @@
 #define SE_CTF_METADATA_H_INCLUDED
 
 #include <glib.h>
+#include "file-perms.h"
 
 /*
  * The TSDL (CTF 1.8) metadata of a structured-event() trace: one clock
@@ -62,8 +63,8 @@ typedef enum
  * "previous-<seconds>", which stays readable on its own.  Serialised
  * within the process (several workers share a directory).
  */
-SeCtfMetadataResult se_ctf_metadata_install(const gchar *dir, gchar *moved_to, gsize moved_to_size,
-    gint *error_errno);
+SeCtfMetadataResult se_ctf_metadata_install(const gchar *dir, const FilePermOptions *perms, gchar *moved_to,
+    gsize moved_to_size, gint *error_errno);
 
 const gchar *se_ctf_metadata_result_name(SeCtfMetadataResult result);
 

@@ -208,7 +208,7 @@ _open(SeSink *s)
   if (self->ready)
     return TRUE;
 
-  r = se_ctf_metadata_install(self->dir, moved_to, sizeof(moved_to), &error);
+  r = se_ctf_metadata_install(self->dir, &self->options.opener.file_perm_options, moved_to, sizeof(moved_to), &error);
   if (r == SE_CTF_METADATA_ERROR)
     {
       errno = error;
@@ -466,8 +466,7 @@ _construct(StructuredEventDriver *owner, gint worker_index)
   options.worker_index = worker_index;
   options.dropped = &owner->super.dropped_messages;
   options.drops_reported = &owner->ctf_drops_reported;
-  append_opener_options_defaults(&options.opener);
-  append_opener_options_init(&options.opener, log_pipe_get_config(&owner->super.super.super.super));
+  options.opener = owner->opener_options;
   return se_sink_ctf_new(&options);
 }
 

@@ -572,8 +572,7 @@ _construct(StructuredEventDriver *owner, gint worker_index)
   options.transport = owner->transport ? owner->transport : SE_DEFAULT_EXPORT_TRANSPORT;
   options.template_options = &owner->template_options;
   options.batch_records = owner->super.batch_lines > 0 ? owner->super.batch_lines : 1;
-  append_opener_options_defaults(&options.opener);
-  append_opener_options_init(&options.opener, log_pipe_get_config(&owner->super.super.super.super));
+  options.opener = owner->opener_options;
   return se_sink_export_new(&options);
 }
 

@@ -203,6 +203,19 @@ structured_event_dd_get_template_options(LogDriver *d)
   return &((StructuredEventDriver *) d)->template_options;
 }
 
+FilePermOptions *
+structured_event_dd_get_file_perm_options(LogDriver *d)
+{
+  return &((StructuredEventDriver *) d)->opener_options.file_perm_options;
+}
+
+static gboolean
+_file_perms_set(const FilePermOptions *perms)
+{
+  return perms->file_uid != -1 || perms->file_gid != -1 || perms->file_perm != -1
+         || perms->dir_uid != -1 || perms->dir_gid != -1 || perms->dir_perm != -1;
+}
+
 gboolean
 structured_event_dd_check_options(LogDriver *d, GError **error)
 {
@@ -217,6 +230,12 @@ structured_event_dd_check_options(LogDriver *d, GError **error)
     {
       g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "%s cannot be used with sink(%s), it is an option of sink(ctf)",
                   self->packet_size ? "packet-size()" : "max-stream-size()", self->sink_class->name);
+      return FALSE;
+    }
+  if (!self->path && _file_perms_set(&self->opener_options.file_perm_options))
+    {
+      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "owner(), group(), perm(), dir-owner(), dir-group() and dir-perm() "
+                  "apply to what path() creates: they need sink(journal-export) or sink(ctf) with path()");
       return FALSE;
     }
   if (self->sink_class != &se_sink_export_class && self->transport)
@@ -306,6 +325,7 @@ _dd_init(LogPipe *s)
   GlobalConfig *cfg = log_pipe_get_config(s);
 
   log_template_options_init(&self->template_options, cfg);
+  append_opener_options_init(&self->opener_options, cfg);
 
   se_selection_free(self->event_options.selection);
   self->event_options.selection = se_selection_new(cfg, self->value_pairs);
@@ -374,5 +394,6 @@ structured_event_dd_new(GlobalConfig *cfg)
   self->max_fields = SE_DEFAULT_MAX_FIELDS;
   self->ctf_drops_reported = G_MAXSIZE;
   log_template_options_defaults(&self->template_options);
+  append_opener_options_defaults(&self->opener_options);
   return &self->super.super.super;
 }

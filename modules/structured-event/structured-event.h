@@ -23,6 +23,7 @@
 #include "value-pairs/value-pairs.h"
 #include "se-event.h"
 #include "se-sink.h"
+#include "append-opener.h"
 
 #define SE_DEFAULT_SOCKET "/run/systemd/journal/socket"
 #define SE_DEFAULT_MAX_FIELDS 1000
@@ -77,6 +78,8 @@ struct _StructuredEventDriver
   gint packet_size;           /* sink(ctf); 0: default */
   gint64 max_stream_size;     /* sink(ctf); 0: default */
   gsize ctf_drops_reported;   /* sink(ctf): drops already counted in a packet */
+  /* path(): owner(), group(), perm() and dir-*() of what the sinks create; the unset ones from options() */
+  AppendOpenerOptions opener_options;
   LogTemplateOptions template_options;
 
   SeEventOptions event_options;
@@ -104,6 +107,7 @@ gboolean structured_event_dd_set_transport(LogDriver *d, const gchar *name);
 gboolean structured_event_dd_set_packet_size(LogDriver *d, gint64 size);
 gboolean structured_event_dd_set_max_stream_size(LogDriver *d, gint64 size);
 LogTemplateOptions *structured_event_dd_get_template_options(LogDriver *d);
+FilePermOptions *structured_event_dd_get_file_perm_options(LogDriver *d);
 /* cross-option checks, at the end of parsing */
 gboolean structured_event_dd_check_options(LogDriver *d, GError **error);
 

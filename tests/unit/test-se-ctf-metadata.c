@@ -180,7 +180,7 @@ test_written_once(void)
   gchar *path = g_build_filename(dir, "metadata", NULL);
 
   /* a new directory, parents included */
-  CU_ASSERT_EQUAL(se_ctf_metadata_install(dir, NULL, 0, &error), SE_CTF_METADATA_WRITTEN);
+  CU_ASSERT_EQUAL(se_ctf_metadata_install(dir, NULL, NULL, 0, &error), SE_CTF_METADATA_WRITTEN);
   CU_ASSERT_EQUAL(error, 0);
   contents = _read(dir, "metadata", &len);
   ASSERT_BYTES(contents, len, golden_tsdl, sizeof(golden_tsdl) - 1);
@@ -190,7 +190,7 @@ test_written_once(void)
   CU_ASSERT_EQUAL(stat(path, &st1), 0);
 
   /* the same layout: left as it is (same inode, not rewritten) */
-  CU_ASSERT_EQUAL(se_ctf_metadata_install(dir, NULL, 0, &error), SE_CTF_METADATA_KEPT);
+  CU_ASSERT_EQUAL(se_ctf_metadata_install(dir, NULL, NULL, 0, &error), SE_CTF_METADATA_KEPT);
   CU_ASSERT_EQUAL(stat(path, &st2), 0);
   CU_ASSERT_EQUAL(st1.st_ino, st2.st_ino);
   CU_ASSERT_EQUAL(_count_entries(dir), 1);
@@ -214,7 +214,7 @@ test_other_layout_moved_aside(void)
   _write(dir, "stream_0_0", "old packets");
   _write(dir, "notes.txt", "not part of the trace");
 
-  CU_ASSERT_EQUAL(se_ctf_metadata_install(dir, moved_to, sizeof(moved_to), &error), SE_CTF_METADATA_REPLACED);
+  CU_ASSERT_EQUAL(se_ctf_metadata_install(dir, NULL, moved_to, sizeof(moved_to), &error), SE_CTF_METADATA_REPLACED);
   CU_ASSERT_TRUE(g_str_has_prefix(moved_to, dir));
   CU_ASSERT_PTR_NOT_NULL(strstr(moved_to, "/previous-"));
 
@@ -246,7 +246,7 @@ test_unwritable(void)
 
   /* a path through a regular file cannot become a directory */
   _write(dir, "file", "x");
-  CU_ASSERT_EQUAL(se_ctf_metadata_install(below, NULL, 0, &error), SE_CTF_METADATA_ERROR);
+  CU_ASSERT_EQUAL(se_ctf_metadata_install(below, NULL, NULL, 0, &error), SE_CTF_METADATA_ERROR);
   CU_ASSERT_EQUAL(error, ENOTDIR);
 
   _rm_rf(dir);
