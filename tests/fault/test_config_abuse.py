@@ -82,6 +82,12 @@ STRUCTURED_EVENT_BAD = {
     "host": "",
     "port": "70000",
     "transport": "udp",
+    "owner": "yes",
+    "group": "no",
+    "perm": '"rw-r--r--"',
+    "dir-owner": "yes",
+    "dir-group": "no",
+    "dir-perm": '"rwx"',
     "batch-lines": "-1",
     "batch-timeout": "0",
     "workers": "0",
@@ -105,6 +111,8 @@ SE_CONTEXT = {
     "port": 'sink(journal-export) host("127.0.0.1")',
     "transport": 'sink(journal-export) host("127.0.0.1")',
 }
+SE_CONTEXT.update({option: 'sink(journal-export) path("/tmp/x.export")'
+                   for option in ("owner", "group", "perm", "dir-owner", "dir-group", "dir-perm")})
 
 
 def names_option(output, option):

@@ -327,6 +327,31 @@ class TestCtf(fdharness.TestCase):
         self.assertEqual([m["count"] for m in dump if m["kind"] == "discarded"], [3])
         self.assertEqual(len(events(dump)), 20)
 
+    def test_perm_owner_group_of_trace_files_and_directories(self):
+        """perm(), owner(), group() and dir-*() as file(): on the trace directory and its
+        missing parents, the metadata and the stream files; babeltrace2 still reads it"""
+        fdharness.skip_unless_root(self)
+        wd = self.workdir()
+        trace = os.path.join(wd, "a", "trace")
+        extra = 'perm(0640) owner("nobody") group("nogroup") dir-perm(0750) dir-owner("nobody") dir-group("nogroup")'
+        config = self.config(wd, extra=extra).replace('path("%s/trace")' % wd, 'path("%s")' % trace)
+        n = 20
+        with fdharness.SyslogNg(config, workdir=wd) as sng:
+            fdharness.send_lines(os.path.join(wd, "in.sock"),
+                                 [rfc5424(BASE_NS + i, "h", b'{"id": "p"}') for i in range(n)])
+            self.wait_written(sng, n)
+        nobody, nogroup = 65534, 65534
+        for d in (os.path.join(wd, "a"), trace):
+            st = os.stat(d)
+            self.assertEqual((oct(st.st_mode & 0o7777), st.st_uid, st.st_gid), (oct(0o750), nobody, nogroup), d)
+        files = sorted(os.listdir(trace))
+        self.assertIn("metadata", files)
+        self.assertTrue([f for f in files if f.startswith("stream_")], files)
+        for f in files:
+            st = os.stat(os.path.join(trace, f))
+            self.assertEqual((oct(st.st_mode & 0o7777), st.st_uid, st.st_gid), (oct(0o640), nobody, nogroup), f)
+        self.assertEqual(len(events(bt2_dump(trace))), n)
+
     def test_config_errors_name_the_option(self):
         wd = self.workdir()
         cases = [
@@ -338,6 +363,8 @@ class TestCtf(fdharness.TestCase):
             ("sink(ctf)", "needs path()"),
             ('sink(ctf) path("%s") host("127.0.0.1")' % wd, "host()"),
             ('sink(journald) packet-size(65536)', "packet-size() cannot be used with sink(journald)"),
+            ("sink(journald) perm(0600)", "apply to what path() creates"),
+            ('sink(journal-export) host("127.0.0.1") dir-owner("root")', "apply to what path() creates"),
         ]
         for options, expected in cases:
             rc, out = fdharness.check_config(

@@ -134,6 +134,30 @@ class TestExport(fdharness.TestCase):
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             self.check_entries(read_journal(out), [host], n)
 
+    def test_path_perm_owner_group(self):
+        """perm(), owner(), group() and dir-*() as file(): on the files and, with the global
+        create-dirs(yes), on the directories path() makes"""
+        fdharness.skip_unless_root(self)
+        wd = self.workdir()
+        sock = os.path.join(wd, "in.sock")
+        target = ('path("%s/x/y/${HOST}.export") perm(0640) owner("nobody") group("nogroup") '
+                  'dir-perm(0750) dir-owner("nobody") dir-group("nogroup")' % wd)
+        config = (CONFIG % {"sock": sock, "target": target}).replace("stats_level(1);", "stats_level(1); create-dirs(yes);")
+        with fdharness.SyslogNg(config, workdir=wd) as sng:
+            fdharness.send_lines(sock, [rfc5424("hosta", BASE_USEC + i, i) for i in range(10)])
+            self.assertTrue(fdharness.wait_until(
+                lambda: sng.stat("dst.structured-event", "d_exp", "written") == 10, 30), sng.stats())
+        nobody, nogroup = 65534, 65534
+        for path, mode in ((os.path.join(wd, "x"), 0o750), (os.path.join(wd, "x", "y"), 0o750),
+                           (os.path.join(wd, "x", "y", "hosta.export"), 0o640)):
+            st = os.stat(path)
+            self.assertEqual((oct(st.st_mode & 0o7777), st.st_uid, st.st_gid), (oct(mode), nobody, nogroup), path)
+        out = os.path.join(wd, "hosta.journal")
+        with open(os.path.join(wd, "x", "y", "hosta.export"), "rb") as f:
+            subprocess.run([REMOTE, "--output=" + out, "-"], stdin=f, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.assertEqual(len(read_journal(out)), 10)
+
     def test_tcp_into_journal_remote_listen_raw(self):
         wd = self.workdir()
         sock = os.path.join(wd, "in.sock")
