@@ -209,10 +209,19 @@ structured_event_dd_get_file_perm_options(LogDriver *d)
   return &((StructuredEventDriver *) d)->opener_options.file_perm_options;
 }
 
-static gboolean
-_file_perms_set(const FilePermOptions *perms)
+void
+structured_event_dd_set_create_dirs(LogDriver *d, gboolean create_dirs)
 {
-  return perms->file_uid != -1 || perms->file_gid != -1 || perms->file_perm != -1
+  ((StructuredEventDriver *) d)->opener_options.create_dirs = create_dirs;
+}
+
+static gboolean
+_file_options_set(const AppendOpenerOptions *options)
+{
+  const FilePermOptions *perms = &options->file_perm_options;
+
+  return options->create_dirs != -1
+         || perms->file_uid != -1 || perms->file_gid != -1 || perms->file_perm != -1
          || perms->dir_uid != -1 || perms->dir_gid != -1 || perms->dir_perm != -1;
 }
 
@@ -232,10 +241,10 @@ structured_event_dd_check_options(LogDriver *d, GError **error)
                   self->packet_size ? "packet-size()" : "max-stream-size()", self->sink_class->name);
       return FALSE;
     }
-  if (!self->path && _file_perms_set(&self->opener_options.file_perm_options))
+  if (!self->path && _file_options_set(&self->opener_options))
     {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "owner(), group(), perm(), dir-owner(), dir-group() and dir-perm() "
-                  "apply to what path() creates: they need sink(journal-export) or sink(ctf) with path()");
+      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "create-dirs(), owner(), group(), perm(), dir-owner(), dir-group() "
+                  "and dir-perm() apply to what path() creates: they need sink(journal-export) or sink(ctf) with path()");
       return FALSE;
     }
   if (self->sink_class != &se_sink_export_class && self->transport)

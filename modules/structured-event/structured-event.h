@@ -78,7 +78,7 @@ struct _StructuredEventDriver
   gint packet_size;           /* sink(ctf); 0: default */
   gint64 max_stream_size;     /* sink(ctf); 0: default */
   gsize ctf_drops_reported;   /* sink(ctf): drops already counted in a packet */
-  /* path(): owner(), group(), perm() and dir-*() of what the sinks create; the unset ones from options() */
+  /* path(): create-dirs(), owner(), group(), perm() and dir-*() of what the sinks create; unset: options()'s */
   AppendOpenerOptions opener_options;
   LogTemplateOptions template_options;
 
@@ -108,6 +108,7 @@ gboolean structured_event_dd_set_packet_size(LogDriver *d, gint64 size);
 gboolean structured_event_dd_set_max_stream_size(LogDriver *d, gint64 size);
 LogTemplateOptions *structured_event_dd_get_template_options(LogDriver *d);
 FilePermOptions *structured_event_dd_get_file_perm_options(LogDriver *d);
+void structured_event_dd_set_create_dirs(LogDriver *d, gboolean create_dirs);
 /* cross-option checks, at the end of parsing */
 gboolean structured_event_dd_check_options(LogDriver *d, GError **error);
 

@@ -82,6 +82,7 @@ STRUCTURED_EVENT_BAD = {
     "host": "",
     "port": "70000",
     "transport": "udp",
+    "create-dirs": "perhaps",
     "owner": "yes",
     "group": "no",
     "perm": '"rw-r--r--"',
@@ -112,7 +113,7 @@ SE_CONTEXT = {
     "transport": 'sink(journal-export) host("127.0.0.1")',
 }
 SE_CONTEXT.update({option: 'sink(journal-export) path("/tmp/x.export")'
-                   for option in ("owner", "group", "perm", "dir-owner", "dir-group", "dir-perm")})
+                   for option in ("create-dirs", "owner", "group", "perm", "dir-owner", "dir-group", "dir-perm")})
 
 
 def names_option(output, option):

@@ -364,6 +364,7 @@ class TestCtf(fdharness.TestCase):
             ('sink(ctf) path("%s") host("127.0.0.1")' % wd, "host()"),
             ('sink(journald) packet-size(65536)', "packet-size() cannot be used with sink(journald)"),
             ("sink(journald) perm(0600)", "apply to what path() creates"),
+            ('sink(journal-export) host("127.0.0.1") create-dirs(yes)', "apply to what path() creates"),
             ('sink(journal-export) host("127.0.0.1") dir-owner("root")', "apply to what path() creates"),
         ]
         for options, expected in cases:

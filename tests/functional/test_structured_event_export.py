@@ -135,14 +135,14 @@ class TestExport(fdharness.TestCase):
             self.check_entries(read_journal(out), [host], n)
 
     def test_path_perm_owner_group(self):
-        """perm(), owner(), group() and dir-*() as file(): on the files and, with the global
-        create-dirs(yes), on the directories path() makes"""
+        """create-dirs(), perm(), owner(), group() and dir-*() as file(): on the files and
+        the directories path() makes"""
         fdharness.skip_unless_root(self)
         wd = self.workdir()
         sock = os.path.join(wd, "in.sock")
-        target = ('path("%s/x/y/${HOST}.export") perm(0640) owner("nobody") group("nogroup") '
+        target = ('path("%s/x/y/${HOST}.export") create-dirs(yes) perm(0640) owner("nobody") group("nogroup") '
                   'dir-perm(0750) dir-owner("nobody") dir-group("nogroup")' % wd)
-        config = (CONFIG % {"sock": sock, "target": target}).replace("stats_level(1);", "stats_level(1); create-dirs(yes);")
+        config = CONFIG % {"sock": sock, "target": target}
         with fdharness.SyslogNg(config, workdir=wd) as sng:
             fdharness.send_lines(sock, [rfc5424("hosta", BASE_USEC + i, i) for i in range(10)])
             self.assertTrue(fdharness.wait_until(
