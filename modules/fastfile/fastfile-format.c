@@ -160,12 +160,11 @@ _append_default_format(FastFileFormatter *self, LogMessage *msg, GString *out)
   _commit(out, p);
 }
 
-static gsize
+static void
 _strip_trailing_newline(GString *text, gsize start)
 {
   if (text->len > start && text->str[text->len - 1] == '\n')
     g_string_truncate(text, text->len - 1);
-  return text->len - start;
 }
 
 /* the line without its line ending; FALSE when it renders empty (file() writes nothing then) */

@@ -52,7 +52,7 @@ typedef struct _FastFileWorker
   guint n_pending;
   guint pending_capacity;
   guint replay;                      /* rewound records coming back through insert() */
-  gboolean draining;
+  gboolean draining;                 /* insert() is taking the messages queued behind its own */
   gint failed_flushes;
   gint reopen_generation;
   /* posted by syslog-ng-ctl reopen so that an idle worker lets go of rotated files at once */

@@ -61,7 +61,9 @@ typedef enum
  * a partial one.  When dir holds metadata of another layout, that trace
  * (its metadata and stream files) is moved into a subdirectory
  * "previous-<seconds>", which stays readable on its own.  Serialised
- * within the process (several workers share a directory).
+ * within the process (several workers share a directory).  dir and its
+ * missing parents get perms' dir-*() options, the metadata its file ones;
+ * NULL perms: file()'s global defaults (0700, 0600).
  */
 SeCtfMetadataResult se_ctf_metadata_install(const gchar *dir, const FilePermOptions *perms, gchar *moved_to,
     gsize moved_to_size, gint *error_errno);
