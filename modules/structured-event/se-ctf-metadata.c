@@ -180,9 +180,24 @@ _belongs_to_trace(const gchar *name)
   return strcmp(name, SE_CTF_METADATA_NAME) == 0 || g_str_has_prefix(name, SE_CTF_STREAM_PREFIX);
 }
 
+/* owner(), group() and perm() (fd) or their dir-*() forms (path) as file() applies them */
+static void
+_apply_perms(const FilePermOptions *perms, gint fd, const gchar *dir_path)
+{
+  cap_t saved_caps = g_process_cap_save();
+
+  g_process_enable_cap("cap_chown");
+  g_process_enable_cap("cap_fowner");
+  if (dir_path)
+    file_perm_options_apply_dir(perms, dir_path);
+  else
+    file_perm_options_apply_fd(perms, fd);
+  g_process_cap_restore(saved_caps);
+}
+
 /* another layout's trace: keep it readable in a subdirectory of its own */
 static gboolean
-_move_aside(const gchar *dir, gchar *moved_to, gsize moved_to_size)
+_move_aside(const gchar *dir, const FilePermOptions *perms, gchar *moved_to, gsize moved_to_size)
 {
   gchar *sub = NULL;
   GDir *d;
@@ -194,8 +209,11 @@ _move_aside(const gchar *dir, gchar *moved_to, gsize moved_to_size)
       gchar *candidate = n ? g_strdup_printf("%s/previous-%" G_GINT64_FORMAT "-%d", dir, g_get_real_time() / G_USEC_PER_SEC,
                                              n)
                          : g_strdup_printf("%s/previous-%" G_GINT64_FORMAT, dir, g_get_real_time() / G_USEC_PER_SEC);
-      if (mkdir(candidate, 0755) == 0)
-        sub = candidate;
+      if (mkdir(candidate, perms->dir_perm >= 0 ? perms->dir_perm : 0700) == 0)
+        {
+          _apply_perms(perms, -1, candidate);
+          sub = candidate;
+        }
       else if (errno == EEXIST)
         g_free(candidate);
       else
@@ -228,18 +246,6 @@ _move_aside(const gchar *dir, gchar *moved_to, gsize moved_to_size)
   return ok;
 }
 
-/* owner(), group() and perm() as file() applies them to the files it opens */
-static void
-_apply_perms(const FilePermOptions *perms, gint fd)
-{
-  cap_t saved_caps = g_process_cap_save();
-
-  g_process_enable_cap("cap_chown");
-  g_process_enable_cap("cap_fowner");
-  file_perm_options_apply_fd(perms, fd);
-  g_process_cap_restore(saved_caps);
-}
-
 static gboolean
 _write_atomically(const gchar *dir, const gchar *path, const FilePermOptions *perms)
 {
@@ -250,7 +256,7 @@ _write_atomically(const gchar *dir, const gchar *path, const FilePermOptions *pe
   gboolean ok = fd >= 0;
 
   if (ok)
-    _apply_perms(perms, fd);
+    _apply_perms(perms, fd, NULL);
 
   while (ok && left > 0)
     {
@@ -313,7 +319,7 @@ se_ctf_metadata_install(const gchar *dir, const FilePermOptions *perms, gchar *m
           result = SE_CTF_METADATA_KEPT;
           goto exit;
         }
-      if (!_move_aside(dir, moved_to, moved_to_size))
+      if (!_move_aside(dir, perms, moved_to, moved_to_size))
         goto error;
       result = SE_CTF_METADATA_REPLACED;
     }

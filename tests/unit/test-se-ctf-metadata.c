@@ -214,9 +214,21 @@ test_other_layout_moved_aside(void)
   _write(dir, "stream_0_0", "old packets");
   _write(dir, "notes.txt", "not part of the trace");
 
-  CU_ASSERT_EQUAL(se_ctf_metadata_install(dir, NULL, moved_to, sizeof(moved_to), &error), SE_CTF_METADATA_REPLACED);
+  FilePermOptions perms;
+  file_perm_options_global_defaults(&perms);
+  perms.file_perm = 0640;
+  perms.dir_perm = 0750;
+  CU_ASSERT_EQUAL(se_ctf_metadata_install(dir, &perms, moved_to, sizeof(moved_to), &error), SE_CTF_METADATA_REPLACED);
   CU_ASSERT_TRUE(g_str_has_prefix(moved_to, dir));
   CU_ASSERT_PTR_NOT_NULL(strstr(moved_to, "/previous-"));
+  /* dir-perm() on the directory made for the old trace, perm() on the new metadata */
+  struct stat st;
+  CU_ASSERT_EQUAL(stat(moved_to, &st), 0);
+  CU_ASSERT_EQUAL(st.st_mode & 07777, 0750);
+  gchar *metadata = g_build_filename(dir, "metadata", NULL);
+  CU_ASSERT_EQUAL(stat(metadata, &st), 0);
+  CU_ASSERT_EQUAL(st.st_mode & 07777, 0640);
+  g_free(metadata);
 
   contents = _read(dir, "metadata", &len);
   ASSERT_BYTES(contents, len, golden_tsdl, sizeof(golden_tsdl) - 1);
