@@ -34,6 +34,16 @@ import fdharness  # noqa: E402
 # owner only logs "Error resolving user" and carries on, an unknown time
 # zone, ts-format or value-pairs scope passes silently.  They get a
 # wrong-typed value here; that limit is syslog-ng's and documented in README.
+# syslog-ng's file_perm_option block, in both drivers
+FILE_PERM_BAD = {
+    "owner": "yes",
+    "group": "no",
+    "perm": '"rw-r--r--"',
+    "dir-owner": "yes",
+    "dir-group": "no",
+    "dir-perm": '"rwx"',
+}
+
 FASTFILE_BAD = {
     "template": '"$(no-such-template-function ${MSG})"',
     "template-escape": "maybe",
@@ -47,12 +57,7 @@ FASTFILE_BAD = {
     "create-dirs": "perhaps",
     "follow-symlinks": "perhaps",
     "flush-lines": "-1",
-    "owner": "yes",
-    "group": "no",
-    "perm": '"rw-r--r--"',
-    "dir-owner": "yes",
-    "dir-group": "no",
-    "dir-perm": '"rwx"',
+    **FILE_PERM_BAD,
     "batch-lines": "-1",
     "batch-timeout": "0",
     "workers": "0",
@@ -83,12 +88,7 @@ STRUCTURED_EVENT_BAD = {
     "port": "70000",
     "transport": "udp",
     "create-dirs": "perhaps",
-    "owner": "yes",
-    "group": "no",
-    "perm": '"rw-r--r--"',
-    "dir-owner": "yes",
-    "dir-group": "no",
-    "dir-perm": '"rwx"',
+    **FILE_PERM_BAD,
     "batch-lines": "-1",
     "batch-timeout": "0",
     "workers": "0",
@@ -113,7 +113,7 @@ SE_CONTEXT = {
     "transport": 'sink(journal-export) host("127.0.0.1")',
 }
 SE_CONTEXT.update({option: 'sink(journal-export) path("/tmp/x.export")'
-                   for option in ("create-dirs", "owner", "group", "perm", "dir-owner", "dir-group", "dir-perm")})
+                   for option in ["create-dirs"] + list(FILE_PERM_BAD)})
 
 
 def names_option(output, option):
