@@ -40,6 +40,21 @@ class TestOptions(fdharness.TestCase):
         self.assertEqual(torn, [])
         self.assertEqual(sorted(seqs), list(range(n)))
 
+    def test_throttle_holds_a_queued_burst_to_its_rate(self):
+        """throttle(200): a burst of 600 queued messages takes about three seconds,
+        although the worker takes each batch from the queue itself"""
+        w = self.workdir()
+        n = 600
+        cfg = config(w, 'fast-file("%s/out.log" template("${MSG}\\n") throttle(200));' % w)
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            start = time.monotonic()
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, n))
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
+            elapsed = time.monotonic() - start
+        self.assertGreater(elapsed, 2.0, "throttle(200) let %d messages through in %.2fs" % (n, elapsed))
+        seqs, torn = read_seqs(os.path.join(w, "out.log"))
+        self.assertEqual((sorted(seqs), torn), (list(range(n)), []))
+
     def test_fsync_yes_writes_everything(self):
         w = self.workdir()
         n = 2000
