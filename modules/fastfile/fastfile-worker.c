@@ -274,12 +274,14 @@ _insert_one(FastFileWorker *self, LogMessage *msg)
  * accounting stays the framework's: each message is popped into the backlog,
  * counted in batch_size and acked or rewound with the rest of the batch. */
 static LogThreadedResult
-_drain(FastFileWorker *self, LogThreadedResult result)
+_drain(FastFileWorker *self, LogMessage *first, LogThreadedResult result)
 {
   LogThreadedDestWorker *s = &self->super;
   FastFileDriver *owner = _owner(self);
   /* only templates take scratch buffers; give them back after each message as the framework does */
   gboolean templates = owner->template || !owner->filename_is_literal;
+  /* the framework set the message context for first: syslog-ng's internal() loop guard */
+  gboolean context_internal = (first->flags & LF_INTERNAL) != 0;
   LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
   LogMessage *msg;
 
@@ -291,6 +293,12 @@ _drain(FastFileWorker *self, LogThreadedResult result)
       ScratchBuffersMarker mark;
 
       s->batch_size++;
+      /* errors caused by an internal() message are marked or suppressed as for the framework's
+       * own loop; any other message has the context of none */
+      gboolean internal = (msg->flags & LF_INTERNAL) != 0;
+      if (internal || context_internal)
+        msg_set_context(internal ? msg : NULL);
+      context_internal = internal;
       if (templates)
         scratch_buffers_mark(&mark);
       /* through the framework's inline for seq_num; draining is off here */
@@ -311,7 +319,7 @@ _insert(LogThreadedDestWorker *s, LogMessage *msg)
     return _insert_one(self, msg);
 
   self->draining = TRUE;
-  LogThreadedResult result = _drain(self, _insert_one(self, msg));
+  LogThreadedResult result = _drain(self, msg, _insert_one(self, msg));
   self->draining = FALSE;
   /* the framework acts on this as for one message: NOT_CONNECTED rewinds the
    * whole batch_size, drained messages included */

@@ -28,6 +28,7 @@
 #include "template/templates.h"
 
 #include "seqnum.h"
+#include "messages.h"
 
 #include <iv.h>
 #include <fcntl.h>
@@ -279,6 +280,59 @@ test_spurious_path_and_empty_output(void)
   g_free(path);
 }
 
+/* syslog-ng's internal() loop guard holds for a message taken from the queue by
+ * insert() itself: an error caused by an internal message that is itself the
+ * product of one (recursed) is suppressed, not logged into another loop */
+static void
+test_drained_internal_message_keeps_the_loop_guard(void)
+{
+  gchar *path = tmp_path("guard-${PROGRAM}.log");
+  Rig rig = rig_new(path, "${MSG}\n");
+  rig_start(&rig);
+
+  LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
+  log_queue_push_tail(rig.queue, make_msg("h", "ok", "first"), &path_options);
+  LogMessage *looped = make_msg("h", "x/../../escape", "an error about an error");
+  looped->flags |= LF_INTERNAL;
+  looped->recursed = TRUE;
+  log_queue_push_tail(rig.queue, looped, &path_options);
+
+  /* the framework's step for the first message; the second is drained */
+  gchar *log_path = tmp_path("guard-stderr.txt");
+  gint log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  gint saved_stderr = dup(2);
+  fflush(stderr);
+  dup2(log_fd, 2);
+  msg_set_context(NULL);
+  CU_ASSERT_EQUAL(insert_next(&rig), LTR_QUEUED);
+  msg_set_context(NULL);
+  fflush(stderr);
+  dup2(saved_stderr, 2);
+  close(saved_stderr);
+  close(log_fd);
+
+  CU_ASSERT_EQUAL(rig.worker->batch_size, 2);
+  gchar *logged = read_file(log_path);
+  gchar **lines = g_strsplit(logged, "\n", -1);
+  gint warnings = 0, errors = 0;
+  for (gchar **line = lines; *line; line++)
+    {
+      /* the warning quotes the first suppressed message */
+      if (strstr(*line, "looping back"))
+        warnings++;
+      else if (strstr(*line, "spurious path"))
+        errors++;
+    }
+  CU_ASSERT_EQUAL(warnings, 1);
+  CU_ASSERT_EQUAL(errors, 0);
+  g_strfreev(lines);
+  g_free(logged);
+  g_free(log_path);
+  CU_ASSERT_EQUAL(flush(&rig), LTR_EXPLICIT_ACK_MGMT);
+  rig_free(&rig);
+  g_free(path);
+}
+
 static void
 test_fixed_buffer_size_writes_when_full(void)
 {
@@ -492,6 +546,7 @@ static CU_TestInfo worker_tests[] =
   { "templated names route each record", test_templated_names_route_each_record },
   { "a failing file does not duplicate the others", test_failing_file_does_not_duplicate_the_others },
   { "spurious path dropped, empty output skipped", test_spurious_path_and_empty_output },
+  { "a drained internal message keeps the loop guard", test_drained_internal_message_keeps_the_loop_guard },
   { "buffer-size() cap writes when full", test_fixed_buffer_size_writes_when_full },
   { "encoding and line ending", test_encoding_and_line_ending },
   { "steady state does not grow buffers", test_steady_state_does_not_grow_buffers },
