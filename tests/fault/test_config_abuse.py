@@ -34,6 +34,25 @@ import fdharness  # noqa: E402
 # owner only logs "Error resolving user" and carries on, an unknown time
 # zone, ts-format or value-pairs scope passes silently.  They get a
 # wrong-typed value here; that limit is syslog-ng's and documented in README.
+
+# syslog-ng's threaded-destination and template options, in both drivers
+SHARED_BAD = {
+    "batch-lines": "-1",
+    "batch-timeout": "0",
+    "workers": "0",
+    "retries": "0",
+    "time-reopen": "0",
+    "log-fifo-size": "0",
+    "throttle": "-1",
+    "persist-name": "",
+    "ts-format": "42",
+    "frac-digits": "-1",
+    "time-zone": "3600",
+    "send-time-zone": "3600",
+    "local-time-zone": "3600",
+    "on-error": '"explode"',
+}
+
 # syslog-ng's file_perm_option block, in both drivers
 FILE_PERM_BAD = {
     "owner": "yes",
@@ -58,20 +77,7 @@ FASTFILE_BAD = {
     "follow-symlinks": "perhaps",
     "flush-lines": "-1",
     **FILE_PERM_BAD,
-    "batch-lines": "-1",
-    "batch-timeout": "0",
-    "workers": "0",
-    "retries": "0",
-    "time-reopen": "0",
-    "log-fifo-size": "0",
-    "throttle": "-1",
-    "persist-name": "",
-    "ts-format": "42",
-    "frac-digits": "-1",
-    "time-zone": "3600",
-    "send-time-zone": "3600",
-    "local-time-zone": "3600",
-    "on-error": '"explode"',
+    **SHARED_BAD,
 }
 
 STRUCTURED_EVENT_BAD = {
@@ -89,20 +95,7 @@ STRUCTURED_EVENT_BAD = {
     "transport": "udp",
     "create-dirs": "perhaps",
     **FILE_PERM_BAD,
-    "batch-lines": "-1",
-    "batch-timeout": "0",
-    "workers": "0",
-    "retries": "0",
-    "time-reopen": "0",
-    "log-fifo-size": "0",
-    "throttle": "-1",
-    "persist-name": "",
-    "ts-format": "42",
-    "frac-digits": "-1",
-    "time-zone": "3600",
-    "send-time-zone": "3600",
-    "local-time-zone": "3600",
-    "on-error": '"explode"',
+    **SHARED_BAD,
 }
 
 # what makes the option valid in context (e.g. path() needs sink(journal-export))
