@@ -372,12 +372,10 @@ _suite_init(void)
 static gint
 _suite_cleanup(void)
 {
-  gchar *cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
-  gint rc = system(cmd);
+  gboolean removed = testutil_remove_tree(tmpdir);
 
-  g_free(cmd);
   g_free(tmpdir);
-  return rc == 0 ? 0 : 1;
+  return removed ? 0 : 1;
 }
 
 static CU_TestInfo batch_writer_tests[] =

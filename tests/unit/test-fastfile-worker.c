@@ -530,10 +530,8 @@ suite_init(void)
 static int
 suite_cleanup(void)
 {
-  gchar *cmd = g_strdup_printf("rm -rf '%s'", tmpdir);
-  if (system(cmd) != 0)
+  if (!testutil_remove_tree(tmpdir))
     fprintf(stderr, "could not remove %s\n", tmpdir);
-  g_free(cmd);
   g_free(tmpdir);
   cfg_free(cfg);
   app_shutdown();

@@ -152,9 +152,7 @@ _count_entries(const gchar *dir)
 static void
 _rm_rf(const gchar *path)
 {
-  gchar *cmd = g_strdup_printf("rm -rf '%s'", path);
-  g_assert(system(cmd) == 0);
-  g_free(cmd);
+  g_assert(testutil_remove_tree(path));
 }
 
 static void

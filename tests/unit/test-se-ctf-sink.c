@@ -51,10 +51,7 @@ _fixture_init(Fixture *f)
 static void
 _fixture_destroy(Fixture *f)
 {
-  gchar *cmd = g_strdup_printf("rm -rf '%s'", f->dir);
-
-  g_assert(system(cmd) == 0);
-  g_free(cmd);
+  g_assert(testutil_remove_tree(f->dir));
   g_free(f->dir);
   se_event_builder_destroy(&f->builder);
   se_selection_free(f->options.selection);

@@ -20,6 +20,7 @@
 #include <CUnit/Basic.h>
 #include <glib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Run the suites verbosely; the exit status is non-zero on any failure. */
@@ -78,6 +79,17 @@ testutil_make_tmpdir(void)
   gchar *dir = g_dir_make_tmp("fastdest-unit-XXXXXX", NULL);
   g_assert(dir);
   return dir;
+}
+
+/* removes a test's directory tree; FALSE if it could not */
+static inline gboolean
+testutil_remove_tree(const gchar *path)
+{
+  gchar *cmd = g_strdup_printf("rm -rf '%s'", path);
+  gint rc = system(cmd);
+
+  g_free(cmd);
+  return rc == 0;
 }
 
 #endif
