@@ -62,10 +62,38 @@ append_open_result_name(AppendOpenResult result)
       return "spurious path";
     case APPEND_OPEN_NOT_SUPPORTED:
       return "not a regular file or a character device";
+    case APPEND_OPEN_BAD_NAME:
+      return "the name cannot be opened";
     case APPEND_OPEN_ERROR:
       return "error";
     default:
       return "unknown";
+    }
+}
+
+gboolean
+append_open_result_is_permanent(AppendOpenResult result)
+{
+  return result == APPEND_OPEN_SPURIOUS_PATH || result == APPEND_OPEN_NOT_SUPPORTED || result == APPEND_OPEN_BAD_NAME;
+}
+
+/* errors that belong to the name itself, not to the disk or the process: a
+ * retry of the same name fails the same way (a missing directory is the
+ * name's fault only when create-dirs() would not make it) */
+static gboolean
+_is_name_error(const AppendOpenerOptions *self, gint open_errno)
+{
+  switch (open_errno)
+    {
+    case ENAMETOOLONG:
+    case ENOTDIR:
+    case EINVAL:
+    case EILSEQ:
+      return TRUE;
+    case ENOENT:
+      return self->create_dirs <= 0;
+    default:
+      return FALSE;
     }
 }
 
@@ -105,11 +133,10 @@ _open_with_privileges(const AppendOpenerOptions *self, const gchar *path, struct
   /* the same capabilities file() raises around its open() */
   g_process_enable_cap("cap_dac_override");
 
-  if (self->create_dirs > 0 && !file_perm_options_create_containing_directory(perms, path))
-    {
-      *open_errno = errno;
-      goto exit;
-    }
+  /* when the directories cannot be made, open() says why: a file in the
+   * way (ENOTDIR) is the name's fault, a permission or a full disk is not */
+  if (self->create_dirs > 0)
+    file_perm_options_create_containing_directory(perms, path);
 
   fd = open(path, flags, perms->file_perm >= 0 ? (mode_t) perms->file_perm : APPEND_OPEN_DEFAULT_MODE);
   *open_errno = errno;
@@ -158,6 +185,8 @@ append_opener_open(const AppendOpenerOptions *self, const gchar *path, AppendOpe
       /* a symlink with follow-symlinks(no), or a path that became a directory */
       if (open_errno == EISDIR || (open_errno == ELOOP && !self->follow_symlinks))
         return _report(error_errno, APPEND_OPEN_NOT_SUPPORTED, open_errno);
+      if (_is_name_error(self, open_errno))
+        return _report(error_errno, APPEND_OPEN_BAD_NAME, open_errno);
       return _report(error_errno, APPEND_OPEN_ERROR, open_errno);
     }
 

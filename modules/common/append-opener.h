@@ -39,7 +39,9 @@ typedef enum
   APPEND_OPEN_SUCCESS,
   APPEND_OPEN_SPURIOUS_PATH,  /* permanent: the path contains "../" or "/.." */
   APPEND_OPEN_NOT_SUPPORTED,  /* permanent: not a regular file or a character device */
-  APPEND_OPEN_ERROR,          /* transient: see *error_errno (EACCES, ENOENT, ENOSPC...) */
+  APPEND_OPEN_BAD_NAME,       /* permanent: this name cannot be opened (ENAMETOOLONG, ENOTDIR,
+                               * ENOENT without create-dirs(yes)...): see *error_errno */
+  APPEND_OPEN_ERROR,          /* transient: see *error_errno (EACCES, ENOSPC, EMFILE...) */
 } AppendOpenResult;
 
 typedef struct _AppendOpenedFile
@@ -56,5 +58,7 @@ gboolean append_opener_is_spurious_path(const gchar *path);
 AppendOpenResult append_opener_open(const AppendOpenerOptions *self, const gchar *path,
                                     AppendOpenedFile *opened, gint *error_errno);
 const gchar *append_open_result_name(AppendOpenResult result);
+/* TRUE when the same name will fail the same way however often it is retried */
+gboolean append_open_result_is_permanent(AppendOpenResult result);
 
 #endif

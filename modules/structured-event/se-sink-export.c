@@ -407,7 +407,7 @@ _switch_file(SeSinkExport *self, guint *delivered)
   errno = error;
   msg_error("structured-event(): cannot open path()", evt_tag_str("path", self->next_path->str),
             evt_tag_str("reason", append_open_result_name(r)), evt_tag_error("error"));
-  return r == APPEND_OPEN_ERROR ? SE_SINK_NOT_CONNECTED : SE_SINK_DROP;
+  return r == APPEND_OPEN_ERROR || r == APPEND_OPEN_BAD_NAME ? SE_SINK_NOT_CONNECTED : SE_SINK_DROP;
 }
 
 static SeSinkResult

@@ -20,6 +20,7 @@
 #include "testutil.h"
 
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -279,7 +280,9 @@ test_create_dirs_off(void)
   gchar *dir = _path("nodirs");
   gchar *path = _path("nodirs/a/b.log");
 
-  CU_ASSERT_EQUAL(append_opener_open(&options, path, &opened, &err), APPEND_OPEN_ERROR);
+  /* the name's directory is missing and will not be made: this name cannot be opened */
+  CU_ASSERT_EQUAL(append_opener_open(&options, path, &opened, &err), APPEND_OPEN_BAD_NAME);
+  CU_ASSERT_TRUE(append_open_result_is_permanent(APPEND_OPEN_BAD_NAME));
   CU_ASSERT_EQUAL(err, ENOENT);
   CU_ASSERT_EQUAL(opened.fd, -1);
   CU_ASSERT_FALSE(g_file_test(dir, G_FILE_TEST_EXISTS));
@@ -313,7 +316,7 @@ test_create_dirs_on(void)
 }
 
 static void
-test_transient_error_reports_errno(void)
+test_name_errors_are_permanent(void)
 {
   AppendOpenerOptions options = _options();
   AppendOpenedFile opened;
@@ -322,17 +325,50 @@ test_transient_error_reports_errno(void)
   gchar *path = _path("plain.log/x.log");
 
   CU_ASSERT_TRUE_FATAL(g_file_set_contents(file, "", 0, NULL));
-  CU_ASSERT_EQUAL(append_opener_open(&options, path, &opened, &err), APPEND_OPEN_ERROR);
+  CU_ASSERT_EQUAL(append_opener_open(&options, path, &opened, &err), APPEND_OPEN_BAD_NAME);
   CU_ASSERT_EQUAL(err, ENOTDIR);
   CU_ASSERT_EQUAL(opened.fd, -1);
 
   /* create-dirs cannot help either: a path component is a file */
   options.create_dirs = TRUE;
   err = 0;
-  CU_ASSERT_EQUAL(append_opener_open(&options, path, &opened, &err), APPEND_OPEN_ERROR);
-  CU_ASSERT_NOT_EQUAL(err, 0);
+  CU_ASSERT_EQUAL(append_opener_open(&options, path, &opened, &err), APPEND_OPEN_BAD_NAME);
+  CU_ASSERT_EQUAL(err, ENOTDIR);
+
+  /* a component longer than NAME_MAX */
+  gchar *long_name = g_strnfill(300, 'n');
+  gchar *long_path = _path(long_name);
+  err = 0;
+  CU_ASSERT_EQUAL(append_opener_open(&options, long_path, &opened, &err), APPEND_OPEN_BAD_NAME);
+  CU_ASSERT_EQUAL(err, ENAMETOOLONG);
+  g_free(long_path);
+  g_free(long_name);
   g_free(path);
   g_free(file);
+}
+
+/* out of descriptors is the process's state, not the name's: retried */
+static void
+test_transient_error_reports_errno(void)
+{
+  AppendOpenerOptions options = _options();
+  AppendOpenedFile opened;
+  gint err = 0;
+  gchar *path = _path("no-fds.log");
+  struct rlimit saved, none;
+
+  CU_ASSERT_EQUAL_FATAL(getrlimit(RLIMIT_NOFILE, &saved), 0);
+  /* the lowest free descriptor is above 3 here: a limit of 3 leaves none */
+  none = saved;
+  none.rlim_cur = 3;
+  CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_NOFILE, &none), 0);
+  AppendOpenResult result = append_opener_open(&options, path, &opened, &err);
+  CU_ASSERT_EQUAL_FATAL(setrlimit(RLIMIT_NOFILE, &saved), 0);
+  CU_ASSERT_EQUAL(result, APPEND_OPEN_ERROR);
+  CU_ASSERT_FALSE(append_open_result_is_permanent(result));
+  CU_ASSERT_EQUAL(err, EMFILE);
+  CU_ASSERT_EQUAL(opened.fd, -1);
+  g_free(path);
 }
 
 static void
@@ -525,6 +561,7 @@ static CU_TestInfo append_opener_tests[] =
   { "owner() and group()", test_owner_and_group_when_root },
   { "create-dirs(no)", test_create_dirs_off },
   { "create-dirs(yes) with dir-perm()", test_create_dirs_on },
+  { "name errors are permanent", test_name_errors_are_permanent },
   { "transient error reports errno", test_transient_error_reports_errno },
   { "FIFO refused", test_fifo_is_refused },
   { "directory refused", test_directory_is_refused },
