@@ -20,6 +20,11 @@
 
 #define BATCH_BUFFER_PAGE_SIZE 4096
 #define BATCH_BUFFER_MIN_RECORDS 16
+/* the most an adaptive buffer keeps reserved between batches: a batch of
+ * bigger records still fits (the buffer grows), but its memory is given back */
+#define BATCH_BUFFER_RESERVE_CAP (4 * 1024 * 1024)
+/* give memory back only when the reservation is this many times what is needed */
+#define BATCH_BUFFER_SHRINK_FACTOR 4
 
 static gsize
 _round_up_to_page(gsize size)
@@ -39,6 +44,17 @@ _reserve_bytes(BatchBuffer *self, gsize capacity)
   if (self->data->allocated_len >= allocation)
     return;
 
+  self->data->str = g_realloc(self->data->str, allocation);
+  self->data->allocated_len = allocation;
+}
+
+static void
+_shrink_bytes(BatchBuffer *self, gsize capacity)
+{
+  gsize allocation = _round_up_to_page(capacity + 1);
+
+  if (self->data->allocated_len <= allocation || self->data->len >= allocation)
+    return;
   self->data->str = g_realloc(self->data->str, allocation);
   self->data->allocated_len = allocation;
 }
@@ -97,8 +113,8 @@ batch_buffer_end_record(BatchBuffer *self)
     _reserve_records(self, self->records_capacity * 2);
 
   self->record_ends[self->n_records++] = end;
-  self->total_bytes += end - self->record_start;
-  self->total_records++;
+  self->batch_bytes += end - self->record_start;
+  self->batch_records++;
   self->record_start = end;
 }
 
@@ -115,12 +131,15 @@ batch_buffer_capacity(const BatchBuffer *self)
   return self->data->allocated_len - 1;
 }
 
+/* the average record of the latest batch that had any: one batch of huge
+ * records sizes only the next one (the shrink hysteresis keeps ordinary
+ * variations from reallocating) */
 static gsize
 _average_record_size(const BatchBuffer *self)
 {
-  if (self->total_records == 0)
-    return 0;
-  return (gsize) ((self->total_bytes + self->total_records - 1) / self->total_records);
+  if (self->batch_records == 0)
+    return self->average_record;
+  return (gsize) ((self->batch_bytes + self->batch_records - 1) / self->batch_records);
 }
 
 gboolean
@@ -180,14 +199,21 @@ batch_buffer_reset(BatchBuffer *self)
   g_string_truncate(self->data, 0);
   self->n_records = 0;
   self->record_start = 0;
+  self->average_record = _average_record_size(self);
+  self->batch_bytes = 0;
+  self->batch_records = 0;
 
-  if (self->fixed_capacity == 0)
+  if (self->fixed_capacity == 0 && self->average_record > 0)
     {
-      /* steady state: a whole batch of average records fits without growing */
-      guint64 wanted = (guint64) self->expected_records * _average_record_size(self);
+      /* steady state: a whole batch of average records fits without growing,
+       * up to a bound; what an outlier made it take is given back */
+      guint64 wanted = MIN((guint64) self->expected_records * self->average_record, BATCH_BUFFER_RESERVE_CAP);
 
-      if (wanted > 0 && wanted < G_MAXSIZE / 2)
-        _reserve_bytes(self, (gsize) wanted);
+      wanted = MAX(wanted, BATCH_BUFFER_PAGE_SIZE - 1);
+      _reserve_bytes(self, (gsize) wanted);
+      gsize capacity = batch_buffer_capacity(self);
+      if (capacity > BATCH_BUFFER_SHRINK_FACTOR * wanted || capacity >= BATCH_BUFFER_RESERVE_CAP + BATCH_BUFFER_PAGE_SIZE)
+        _shrink_bytes(self, (gsize) wanted);
     }
   _reserve_records(self, self->expected_records);
 }

@@ -26,9 +26,10 @@
  * (log_template_append_format()); appending never allocates once the
  * capacity is reached, and reset keeps the memory.
  *
- * Capacity policy (buffer-size(0), adaptive): at reset the capacity is raised
- * to expected_records x running average record size, rounded up to a page;
- * it grows geometrically only when a batch does not fit and never shrinks.
+ * Capacity policy (buffer-size(0), adaptive): at reset the capacity is set
+ * to expected_records x the latest batch's average record size (at most 4 MiB),
+ * rounded up to a page; it grows geometrically only when a batch does not
+ * fit, and after a batch of outliers it shrinks back at the next reset.
  * With a fixed cap (buffer-size(N)) batch_buffer_is_full() tells the caller
  * to flush before appending more.
  */
@@ -41,8 +42,9 @@ typedef struct _BatchBuffer
   gsize record_start;       /* where the record being appended begins */
   guint expected_records;
   gsize fixed_capacity;     /* 0: adaptive */
-  guint64 total_bytes;      /* for the running average record size */
-  guint64 total_records;
+  gsize batch_bytes;        /* since the last reset: for the average record size */
+  guint batch_records;
+  gsize average_record;     /* of the latest batch that had records */
 } BatchBuffer;
 
 void batch_buffer_init(BatchBuffer *self, guint expected_records, gsize fixed_capacity);

@@ -235,12 +235,45 @@ test_adaptive_capacity_is_expected_records_times_average(void)
   /* 1000 x 300 = 300000 -> 74 pages (303104) */
   CU_ASSERT_EQUAL(batch_buffer_capacity(&buffer) + 1, 74 * PAGE);
 
-  /* it never shrinks: smaller records and batches keep the memory */
+  /* a smaller batch: within 4x of what is needed (300 x 300) the memory is kept */
+  batch_buffer_set_expected_records(&buffer, 300);
+  for (gint i = 0; i < 300; i++)
+    _append_record_of_size(&buffer, 300, 'b');
+  batch_buffer_reset(&buffer);
+  CU_ASSERT_EQUAL(batch_buffer_capacity(&buffer) + 1, 74 * PAGE);
+
+  /* far below it, the memory is given back: 10 x 10 bytes -> one page */
   batch_buffer_set_expected_records(&buffer, 10);
   for (gint i = 0; i < 1000; i++)
     _append_record_of_size(&buffer, 10, 'b');
   batch_buffer_reset(&buffer);
-  CU_ASSERT_EQUAL(batch_buffer_capacity(&buffer) + 1, 74 * PAGE);
+  CU_ASSERT_EQUAL(batch_buffer_capacity(&buffer) + 1, PAGE);
+  batch_buffer_destroy(&buffer);
+}
+
+/* one huge record does not make every later batch reserve batch-lines times
+ * its size (1000 x 1 MiB was reserved), and its memory is given back */
+static void
+test_outlier_reservation_is_bounded_and_shrinks(void)
+{
+  BatchBuffer buffer;
+
+  batch_buffer_init(&buffer, 1000, 0);
+  _append_record_of_size(&buffer, 1024 * 1024, 'h');
+  batch_buffer_reset(&buffer);
+  CU_ASSERT_TRUE(batch_buffer_capacity(&buffer) < 4 * 1024 * 1024 + PAGE);
+
+  /* a 10 MiB record fits (the buffer grows for it), then goes */
+  _append_record_of_size(&buffer, 10 * 1024 * 1024, 'H');
+  CU_ASSERT_TRUE(batch_buffer_capacity(&buffer) >= 10 * 1024 * 1024);
+  batch_buffer_reset(&buffer);
+  CU_ASSERT_TRUE(batch_buffer_capacity(&buffer) < 4 * 1024 * 1024 + PAGE);
+
+  /* one batch of ordinary records: the next reservation is what they need */
+  for (gint i = 0; i < 1000; i++)
+    _append_record_of_size(&buffer, 100, 'n');
+  batch_buffer_reset(&buffer);
+  CU_ASSERT_EQUAL(batch_buffer_capacity(&buffer) + 1, 25 * PAGE);
   batch_buffer_destroy(&buffer);
 }
 
@@ -364,6 +397,7 @@ static CU_TestInfo batch_buffer_tests[] =
   { "consume with an open record", test_consume_with_open_record },
   { "reset keeps memory", test_reset_keeps_memory },
   { "adaptive capacity", test_adaptive_capacity_is_expected_records_times_average },
+  { "an outlier's reservation is bounded and shrinks", test_outlier_reservation_is_bounded_and_shrinks },
   { "geometric growth", test_grows_geometrically_when_a_batch_does_not_fit },
   { "no reallocation in steady state", test_no_reallocation_in_steady_state },
   { "fixed capacity", test_fixed_capacity },
