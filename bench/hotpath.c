@@ -602,9 +602,11 @@ fastfile_setup_with(Row *self, const gchar *template, const gchar *encoding, con
   append_opener_options_init(&f->driver->opener_options, cfg);
 
   f->queue = new_queue();
-  f->worker = fastfile_worker_new(&f->driver->super, 0);
+  fastfile_dd_init_worker_options(f->driver);
+  f->worker = fastfile_worker_new(&f->driver->super, 0, &f->driver->worker_options);
   f->worker->queue = f->queue;
   f->driver->super.workers = &f->worker;
+  f->driver->super.created_workers = 1;
   if (!f->worker->init(f->worker))
     {
       self->na = g_strdup("worker init failed");

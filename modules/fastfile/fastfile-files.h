@@ -20,31 +20,55 @@
 #include "batch-buffer.h"
 #include "batch-writer.h"
 #include "append-opener.h"
+#include "logpipe.h"
+
+#include <sys/types.h>
 
 /*
- * The open files of one fast-file() worker: a hash from path to entry, each
- * entry with its own reusable batch buffer.  At most max_open descriptors are
- * open (the least recently used one is written out and closed first), and
- * entries idle for time_reap seconds are closed and freed.  An entry stays
- * alive while records in it are not yet acknowledged.
+ * The files of one fast-file() lane: a hash from path to entry.  Each entry
+ * has two batch buffers: records are formatted into `fill` (by whichever
+ * thread delivers the message, under the lane's lock), and the writer takes
+ * the whole of `fill` as `out` (a swap, under the lock) and writes `out`
+ * with one write() outside the lock.  The writer's side (fd, out, the LRU of
+ * open files, failure state) is only ever touched by the writer.
+ *
+ * At most max_open descriptors are open (the least recently used one is
+ * written out and closed first), and entries idle for time_reap seconds are
+ * closed and freed.  An entry stays alive while records in it are not yet
+ * settled.
  */
 typedef struct _FastFileEntry
 {
   gchar *path;
+  guint unacked;              /* records of this entry not yet settled (lane lock) */
+  BatchBuffer fill;           /* records staged for the next write (lane lock) */
+  GList fill_link;            /* in FastFileSet.filled while fill holds records (lane lock) */
+  gboolean in_filled;
+
+  /* the writer's side */
   gint fd;
-  BatchBuffer buffer;
-  gboolean head_partial;      /* the first record in buffer is partly on disk */
-  gsize head_written;         /* how much of it */
-  guint done_records;         /* written by the last write, not yet settled */
-  guint unacked;              /* records of this entry still in the worker's pending list */
-  guint orphans;              /* head records already settled by the worker (kept partial tails) */
-  gint64 last_used;           /* monotonic seconds */
+  BatchBuffer out;            /* taken from fill; what is left of it after a failed write */
+  GList out_link;             /* in FastFileSet.outgoing while out holds bytes */
+  gboolean in_outgoing;
+  gsize head_written;         /* bytes of out's first record already on disk (a torn write) */
+  gboolean orphan_head;       /* that record was settled already (dropped): only its tail is kept */
+  guint done_records;         /* records completed by writes, not yet attributed by the lane */
+  struct
+  {
+    gboolean valid;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+  } torn_end;                 /* the file as a torn write left it: truncate only if it still is */
+  gint attempts;              /* failed writes of the records now in out */
+  gint64 retry_at;            /* monotonic usec: do not try before */
   gint last_errno;
-  gboolean permanent_error;   /* spurious path, or not a regular file/char device */
+  gboolean permanent_error;   /* this name can never be opened: drop its records at once */
+  gint64 last_used;           /* monotonic seconds */
+  gboolean maybe_idle;        /* in FastFileSet.maybe_idle (lane lock) */
+  gboolean discarding;        /* the lane is dropping its unwritten records (writer, lane lock) */
+  guint discard_count;
   GList lru_link;             /* in FastFileSet.lru while fd is open */
-  GList dirty_link;           /* in FastFileSet.dirty while buffer holds bytes */
-  gboolean in_dirty;
-  guint write_round;          /* the last fastfile_set_write_all() round that tried it */
 } FastFileEntry;
 
 typedef struct _FastFileSetOptions
@@ -54,46 +78,74 @@ typedef struct _FastFileSetOptions
   guint expected_records;     /* records a buffer is sized for at reset (adaptive buffers) */
   gsize fixed_capacity;       /* buffer-size(), 0: adaptive */
   gboolean fsync;
-  gboolean single_writer;     /* only this worker appends: a torn tail may be truncated away */
+  gboolean single_writer;     /* only this lane appends: a torn tail may be truncated away */
+  gboolean literal_name;      /* the file name is the configured text, no macros */
+  gint retries;               /* retries(): attempts in all before the records are dropped (for the log) */
   const guint8 *bom;          /* written first into a new, empty file; NULL: none */
   gsize bom_len;
+  /* every log line names the destination: the driver's id and config location */
+  const gchar *driver_id;
+  LogPipe *owner;
 } FastFileSetOptions;
 
 typedef struct _FastFileSet
 {
   FastFileSetOptions options;
-  GHashTable *by_path;
-  GQueue lru;                 /* open entries, most recently used first */
-  GQueue dirty;               /* entries with buffered bytes, oldest first */
-  guint64 write_syscalls;
-  guint write_round;
+  GHashTable *by_path;        /* lane lock */
+  GQueue filled;              /* entries whose fill holds records, oldest first (lane lock) */
+  GQueue outgoing;            /* entries whose out holds bytes (writer) */
+  GQueue lru;                 /* open entries, most recently used first (writer) */
+  GPtrArray *maybe_idle;      /* entries to free if they are idle (lane lock) */
+  GPtrArray *evicted;         /* entries closed for max-open-files in this round (writer) */
+  guint64 write_syscalls;     /* writer */
+  struct
+  {
+    gint64 last_report;
+    guint suppressed;
+  } name_errors;              /* writer: at most one error a second about names that cannot be opened */
 } FastFileSet;
 
 void fastfile_set_init(FastFileSet *self, const FastFileSetOptions *options);
 void fastfile_set_destroy(FastFileSet *self);
 
-/* the entry for path, created when missing (allocates only then) */
+/* lane lock held: the entry for path, created when missing (allocates only then) */
 FastFileEntry *fastfile_set_lookup(FastFileSet *self, const gchar *path);
-/* call after appending a record to entry->buffer */
-void fastfile_set_mark_dirty(FastFileSet *self, FastFileEntry *entry);
+/* lane lock held: after appending a record to entry->fill */
+void fastfile_set_mark_filled(FastFileSet *self, FastFileEntry *entry);
+/* lane lock held: move every filled entry's records to its out, where out is empty */
+guint fastfile_set_take(FastFileSet *self);
+/* lane lock held: some fill buffer holds records */
+gboolean fastfile_set_has_filled(const FastFileSet *self);
 
-/* writes every dirty entry once; entries that fail keep their bytes and
- * stay dirty.  Returns TRUE when nothing is left unwritten. */
-gboolean fastfile_set_write_all(FastFileSet *self);
+/* writer, no lock needed: writes every entry with bytes in out (those
+ * waiting for their retry time only with `force`).  Entries that fail keep
+ * their bytes; their failure count grows and their retry time is set
+ * time_reopen seconds ahead.  Returns TRUE when nothing is left in any out. */
+gboolean fastfile_set_write_all(FastFileSet *self, gboolean force, gint time_reopen);
+/* writer: entries with bytes left in out */
+guint fastfile_set_outgoing_count(const FastFileSet *self);
+/* writer: the earliest retry time of an entry with bytes left in out (0: none) */
+gint64 fastfile_set_next_retry(const FastFileSet *self);
 
-/* in every dirty entry (only those that can never be opened with
- * permanent_only), drop the bytes of the records not yet written.  No line
- * is ever left torn: a partly written record is cut from the file again
- * (single writer), or else kept as an orphan that is finished later and
- * reported through done_records, so the worker counts it as written. */
-void fastfile_set_discard_unwritten(FastFileSet *self, gboolean permanent_only);
-guint fastfile_set_dirty_count(const FastFileSet *self);
+/* writer, lane lock held: give up on the unwritten records of entry (out and
+ * fill).  No line is ever left torn on purpose: a partly written record is
+ * cut from the file again when the file's end is still where our write left
+ * it (single writer), or else its tail stays as an orphan that is written
+ * before anything else (not attributed as a record).  Returns the number of
+ * records given up on, in queue order per entry: the caller marks them. */
+guint fastfile_entry_discard_unwritten(FastFileSet *self, FastFileEntry *entry);
+/* writer: cut a partly written record off the file when its end is still
+ * ours; TRUE when no partial record is on disk any more */
+gboolean fastfile_entry_truncate_torn(FastFileSet *self, FastFileEntry *entry);
 
-/* the worker releases one settled record of entry; frees idle closed entries */
+/* lane lock held: one settled record of entry is released */
 void fastfile_set_release_record(FastFileSet *self, FastFileEntry *entry);
+/* writer, lane lock held: free the entries left idle (closed, nothing buffered or unsettled) */
+void fastfile_set_forget_idle(FastFileSet *self);
 
+/* writer, lane lock held */
 void fastfile_set_close_all(FastFileSet *self);
-/* close and free entries idle for more than time_reap seconds */
+/* writer, lane lock held: close and free entries idle for more than time_reap seconds */
 void fastfile_set_reap(FastFileSet *self, gint time_reap);
 
 #endif

@@ -15,227 +15,437 @@
  * with this program; if not, see <https://www.gnu.org/licenses/>.
  */
 #include "fastfile-worker.h"
-#include "fastfile.h"
+#include "logqueue.h"
 #include "messages.h"
-#include "template/eval.h"
 #include "scratch-buffers.h"
+#include "seqnum.h"
 
 #include <iv.h>
-#include <iv_event.h>
 #include <string.h>
 
-static FastFileDriver *
-_owner(FastFileWorker *self)
+/* settled records collected per round trip through the lock */
+#define FASTFILE_COLLECT_CHUNK 256
+
+/* LogQueueFifo, the memory queue (its type string is the same in 3.38 and 4.x) */
+static gboolean
+_is_memory_fifo(LogQueue *queue)
 {
-  return (FastFileDriver *) self->super.owner;
+  return g_strcmp0(queue->type, "FIFO") == 0;
 }
 
-static void
-_push_pending(FastFileWorker *self, FastFileEntry *entry, FastFileRecordState state)
+static const gchar *
+_driver_id(FastFileWorker *self)
 {
-  if (self->n_pending == self->pending_capacity)
-    {
-      self->pending_capacity = MAX(self->pending_capacity * 2, 64);
-      self->pending = g_renew(FastFilePendingRecord, self->pending, self->pending_capacity);
-    }
-  self->pending[self->n_pending++] = (FastFilePendingRecord)
-  {
-    .entry = entry, .state = state
-  };
-  if (entry)
-    entry->unacked++;
+  return self->super.owner->super.super.id;
 }
 
-/* match the records each file wrote against the pending list, in queue order */
-static void
-_attribute_writes(FastFileWorker *self)
+static LogPipe *
+_driver_pipe(FastFileWorker *self)
 {
-  for (guint i = 0; i < self->n_pending; i++)
-    {
-      FastFilePendingRecord *record = &self->pending[i];
-
-      if (record->state == FASTFILE_RECORD_QUEUED && record->entry->done_records > 0)
-        {
-          record->entry->done_records--;
-          record->state = FASTFILE_RECORD_WRITTEN;
-        }
-    }
+  return &self->super.owner->super.super.super;
 }
 
-/* ack (or count as dropped) the settled records at the head of the queue */
+/* ------------------------------------------------------------------ settling */
+
+/* held records, outside the lock, on whichever thread collected them */
 static void
-_settle_prefix(FastFileWorker *self)
+_settle_held(FastFileWorker *self, FastFileRecord *records, guint n)
 {
-  guint settled = 0;
-
-  while (settled < self->n_pending && self->pending[settled].state != FASTFILE_RECORD_QUEUED)
-    {
-      gboolean dropped = self->pending[settled].state == FASTFILE_RECORD_DROPPED;
-      guint run = 0;
-
-      while (settled + run < self->n_pending
-             && self->pending[settled + run].state != FASTFILE_RECORD_QUEUED
-             && (self->pending[settled + run].state == FASTFILE_RECORD_DROPPED) == dropped)
-        run++;
-
-      if (dropped)
-        log_threaded_dest_worker_drop_messages(&self->super, run);
-      else
-        log_threaded_dest_worker_ack_messages(&self->super, run);
-      settled += run;
-    }
-
-  for (guint i = 0; i < settled; i++)
-    {
-      if (self->pending[i].entry)
-        fastfile_set_release_record(&self->files, self->pending[i].entry);
-    }
-  memmove(self->pending, self->pending + settled, (self->n_pending - settled) * sizeof(self->pending[0]));
-  self->n_pending -= settled;
-}
-
-/* give up on the records that are not on disk yet (only those of files
- * that can never be opened, with permanent_only) */
-static void
-_drop_unwritten(FastFileWorker *self, gboolean permanent_only)
-{
+  LogThreadedDestDriver *owner = self->super.owner;
   guint dropped = 0;
+  gsize memory = 0;
 
-  fastfile_set_discard_unwritten(&self->files, permanent_only);
-  _attribute_writes(self);
-  for (guint i = 0; i < self->n_pending; i++)
+  for (guint i = 0; i < n; i++)
     {
-      FastFilePendingRecord *record = &self->pending[i];
+      LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
 
-      if (record->state != FASTFILE_RECORD_QUEUED || (permanent_only && !record->entry->permanent_error))
-        continue;
-      record->state = FASTFILE_RECORD_DROPPED;
-      dropped++;
+      path_options.ack_needed = records[i].ack_needed;
+      dropped += records[i].state == FASTFILE_RECORD_DROPPED;
+      memory += log_msg_get_size(records[i].held);
+      log_msg_ack(records[i].held, &path_options, AT_PROCESSED);
+      log_msg_unref(records[i].held);
     }
-  if (dropped)
-    msg_error("fast-file(): messages dropped",
-              evt_tag_str("driver", self->super.owner->super.super.id),
-              evt_tag_int("dropped", dropped),
-              evt_tag_str("reason", permanent_only ? "the file can never be opened" : "retries exhausted"),
-              evt_tag_int("attempts", self->failed_flushes));
+  stats_counter_add(owner->written_messages, n - dropped);
+  stats_counter_add(owner->dropped_messages, dropped);
+  log_queue_queued_messages_sub(self->super.queue, n);
+  log_queue_memory_usage_sub(self->super.queue, memory);
+}
+
+/* lock held: the held records staged since the last call are counted in the
+ * queue's stats in one go, before any of them can be subtracted again */
+static void
+_publish_queued(FastFileWorker *self)
+{
+  if (self->direct.queued == 0)
+    return;
+  log_queue_queued_messages_add(self->super.queue, self->direct.queued);
+  log_queue_memory_usage_add(self->super.queue, self->direct.queued_memory);
+  self->direct.queued = 0;
+  self->direct.queued_memory = 0;
+}
+
+/* lock held on entry and on return; released while acking */
+static void
+_collect_and_settle_locked(FastFileWorker *self)
+{
+  FastFileRecord records[FASTFILE_COLLECT_CHUNK];
+  guint n;
+
+  _publish_queued(self);
+  while ((n = fastfile_lane_collect_held(&self->lane, records, G_N_ELEMENTS(records))) > 0)
+    {
+      g_mutex_unlock(&self->lock);
+      _settle_held(self, records, n);
+      g_mutex_lock(&self->lock);
+    }
+  self->direct.settle_ready = FALSE;
+}
+
+/* queued records, this thread: ack or drop the settled head of the backlog */
+static void
+_settle_queued(FastFileWorker *self)
+{
+  gboolean acked;
+  guint run;
+
+  g_mutex_lock(&self->lock);
+  guint queued, unwritten;
+  fastfile_lane_count_queued(&self->lane, &queued, &unwritten);
+  /* rewound records not yet popped again are not in the backlog */
+  guint popped = queued - MIN(queued, self->replay);
+  while (popped > 0 && (run = fastfile_lane_settle_queued_run(&self->lane, popped, &acked)) > 0)
+    {
+      if (acked)
+        log_threaded_dest_worker_ack_messages(&self->super, run);
+      else
+        log_threaded_dest_worker_drop_messages(&self->super, run);
+      popped -= run;
+    }
+  g_mutex_unlock(&self->lock);
+}
+
+/* ------------------------------------------------------------------ writing */
+
+static void
+_arm_timer(struct iv_timer *timer, gint64 monotonic_usec)
+{
+  if (iv_timer_registered(timer))
+    iv_timer_unregister(timer);
+  iv_validate_now();
+  gint64 delay = MAX(monotonic_usec - g_get_monotonic_time(), 0);
+  timer->expires = iv_now;
+  timer->expires.tv_sec += delay / G_USEC_PER_SEC;
+  timer->expires.tv_nsec += (delay % G_USEC_PER_SEC) * 1000;
+  if (timer->expires.tv_nsec >= 1000000000)
+    {
+      timer->expires.tv_sec++;
+      timer->expires.tv_nsec -= 1000000000;
+    }
+  iv_timer_register(timer);
 }
 
 static void
-_check_reopen(FastFileWorker *self)
+_check_reopen_locked(FastFileWorker *self)
 {
-  gint generation = g_atomic_int_get(&_owner(self)->reopen_generation);
+  gint generation = g_atomic_int_get(self->options->reopen_generation);
 
   if (generation != self->reopen_generation)
     {
       self->reopen_generation = generation;
-      fastfile_set_close_all(&self->files);
+      fastfile_set_close_all(&self->lane.files);
     }
 }
 
+/* this thread, lock held on entry and on return: take what was staged (all
+ * of it with force, else what a delivering thread asked for) and write it,
+ * round after round while more is asked for.  Without force, files waiting
+ * for their retry time are left alone. */
 static void
-_reopen_event_cb(void *cookie)
+_write_rounds_locked(FastFileWorker *self, gboolean force)
 {
-  _check_reopen((FastFileWorker *) cookie);
-}
+  LogThreadedDestDriver *owner = self->super.owner;
 
-void
-fastfile_worker_request_reopen(FastFileWorker *self)
-{
-  FastFileDriver *owner = _owner(self);
-
-  g_mutex_lock(&owner->reopen_lock);
-  if (self->reopen_event_registered)
-    iv_event_post(&self->reopen_event);
-  g_mutex_unlock(&owner->reopen_lock);
-}
-
-static LogThreadedResult
-_write_batch(FastFileWorker *self)
-{
-  if (self->replay)
-    return LTR_EXPLICIT_ACK_MGMT;
-
-  _check_reopen(self);
-  gboolean complete = fastfile_set_write_all(&self->files);
-  _attribute_writes(self);
-  if (!complete)
-    _drop_unwritten(self, TRUE);
-  _settle_prefix(self);
-
-  if (self->n_pending == 0 || fastfile_set_dirty_count(&self->files) == 0)
+  _check_reopen_locked(self);
+  for (;;)
     {
-      self->failed_flushes = 0;
-      return LTR_EXPLICIT_ACK_MGMT;
+      if (force || self->direct.handoff_requested)
+        {
+          fastfile_lane_take(&self->lane);
+          /* a file whose last write is not finished keeps its fill until it is */
+          self->direct.handoff_requested = fastfile_set_has_filled(&self->lane.files);
+          self->direct.handoff_now = FALSE;
+          self->direct.staged_records = 0;
+        }
+      guint outgoing = fastfile_set_outgoing_count(&self->lane.files);
+      if (outgoing == 0)
+        break;
+
+      self->direct.writing = TRUE;
+      self->direct.asked_while_writing = FALSE;
+      g_mutex_unlock(&self->lock);
+      fastfile_set_write_all(&self->lane.files, force, self->super.time_reopen);
+      g_mutex_lock(&self->lock);
+      self->direct.writing = FALSE;
+      fastfile_lane_attribute(&self->lane, owner->retries_on_error_max);
+
+      if (force)
+        break;
+      /* asked for more while writing (nobody woke us for it), or a file
+       * finished its write and its fill can go now; files that failed wait
+       * for their retry time */
+      gboolean progress = fastfile_set_outgoing_count(&self->lane.files) < outgoing;
+      if (!self->direct.asked_while_writing && !(self->direct.handoff_requested && progress))
+        break;
     }
 
-  self->failed_flushes++;
-  /* as syslog-ng counts retries(): the number of attempts in all */
-  if (self->failed_flushes >= self->super.owner->retries_on_error_max)
-    {
-      _drop_unwritten(self, FALSE);
-      _settle_prefix(self);
-      self->failed_flushes = 0;
-      return LTR_EXPLICIT_ACK_MGMT;
-    }
-
-  msg_error("fast-file(): write failed, retrying after time-reopen",
-            evt_tag_str("driver", self->super.owner->super.super.id),
-            evt_tag_int("unwritten_messages", self->n_pending),
-            evt_tag_int("attempt", self->failed_flushes),
-            evt_tag_int("retries", self->super.owner->retries_on_error_max),
-            evt_tag_int("time_reopen", self->super.time_reopen));
-
-  /* the framework rewinds the unacked messages; they come back through
-   * insert() in the same order, already formatted (and maybe written) */
-  if (self->super.batch_size != (gint) self->n_pending)
-    msg_error("fast-file(): internal accounting mismatch",
-              evt_tag_int("batch_size", self->super.batch_size), evt_tag_int("pending", self->n_pending));
-  self->replay = self->n_pending;
-  return LTR_NOT_CONNECTED;
+  gint64 next_retry = fastfile_set_next_retry(&self->lane.files);
+  if (next_retry)
+    _arm_timer(&self->retry_timer, next_retry);
+  else if (iv_timer_registered(&self->retry_timer))
+    iv_timer_unregister(&self->retry_timer);
 }
 
-/* names come from message fields a sender controls: at most one error a second */
+/* this thread: the held records written are acked by the delivering thread
+ * that comes next (it made them: it frees them best), or here when none is
+ * at work to come by */
 static void
-_report_refused_path(FastFileWorker *self)
+_settle_after_write_locked(FastFileWorker *self)
 {
-  gint64 now = g_get_monotonic_time() / G_USEC_PER_SEC;
-
-  if (now == self->refused_paths.last_report)
+  if (!self->lane.settled)
+    return;
+  if (self->direct.active_jobs > 0 && self->direct.accepting)
     {
-      self->refused_paths.suppressed++;
+      self->direct.settle_ready = TRUE;
       return;
     }
-  msg_error("fast-file(): spurious path, message dropped",
-            evt_tag_str("driver", self->super.owner->super.super.id),
-            evt_tag_str("path", self->filename->str),
-            evt_tag_int("suppressed_since_last_report", self->refused_paths.suppressed));
-  self->refused_paths.last_report = now;
-  self->refused_paths.suppressed = 0;
+  _collect_and_settle_locked(self);
+  /* entries whose last record went just now: only this thread frees them */
+  fastfile_set_forget_idle(&self->lane.files);
 }
 
-static FastFileEntry *
-_resolve_entry(FastFileWorker *self, LogMessage *msg)
+static gboolean
+_batch_timeout_pending_locked(FastFileWorker *self)
 {
-  FastFileDriver *owner = _owner(self);
+  gint batch_timeout = self->super.owner->batch_timeout;
 
-  if (self->single_file)
-    return self->single_file;
+  if (batch_timeout <= 0 || self->direct.handoff_now || !self->direct.handoff_requested)
+    return FALSE;
 
-  LogTemplateEvalOptions options = { &owner->template_options, LTZ_SEND, self->super.seq_num, NULL, LM_VT_STRING };
-  log_template_format(owner->filename_template, msg, &options, self->filename);
+  gint64 due = self->direct.first_staged + (gint64) batch_timeout * 1000;
+  if (g_get_monotonic_time() >= due)
+    return FALSE;
+  _arm_timer(&self->batch_timer, due);
+  return TRUE;
+}
 
-  if (append_opener_is_spurious_path(self->filename->str) || strlen(self->filename->str) != self->filename->len)
+/* a delivering thread asked for a write, a batch timed out, or a file's retry time came */
+void
+fastfile_worker_write_requested(FastFileWorker *self)
+{
+  g_mutex_lock(&self->lock);
+  self->direct.wakeup_posted = FALSE;
+  if (!_batch_timeout_pending_locked(self))
     {
-      _report_refused_path(self);
-      return NULL;
+      _write_rounds_locked(self, FALSE);
+      _settle_after_write_locked(self);
     }
-  return fastfile_set_lookup(&self->files, self->filename->str);
+  g_mutex_unlock(&self->lock);
+}
+
+static void
+_wakeup_event_cb(void *cookie)
+{
+  fastfile_worker_write_requested((FastFileWorker *) cookie);
+}
+
+static void
+_batch_timer_cb(void *cookie)
+{
+  FastFileWorker *self = cookie;
+
+  g_mutex_lock(&self->lock);
+  self->direct.handoff_now = TRUE;
+  g_mutex_unlock(&self->lock);
+  fastfile_worker_write_requested(self);
+}
+
+static void
+_retry_timer_cb(void *cookie)
+{
+  fastfile_worker_write_requested((FastFileWorker *) cookie);
+}
+
+/* ------------------------------------------------------------------ the direct path */
+
+/* lock held: returns TRUE when the caller must post the wakeup event */
+static gboolean
+_request_handoff_locked(FastFileWorker *self, gboolean now)
+{
+  self->direct.handoff_requested = TRUE;
+  self->direct.handoff_now |= now;
+  /* a writing worker looks for more when it is done: no need to wake it */
+  if (self->direct.writing)
+    {
+      self->direct.asked_while_writing = TRUE;
+      return FALSE;
+    }
+  if (self->direct.wakeup_posted)
+    return FALSE;
+  self->direct.wakeup_posted = TRUE;
+  return TRUE;
+}
+
+/* the end of a main loop job that staged records here: have them written */
+static gpointer
+_job_done(gpointer user_data)
+{
+  FastFileWorker *self = user_data;
+  gint thread_id = main_loop_worker_get_thread_id();
+  gboolean post = FALSE;
+
+  g_mutex_lock(&self->lock);
+  self->direct.job_registered[thread_id] = FALSE;
+  self->direct.active_jobs--;
+  if (self->direct.staged_records)
+    post = _request_handoff_locked(self, FALSE);
+  if (self->direct.settle_ready || self->direct.active_jobs == 0)
+    _collect_and_settle_locked(self);
+  g_mutex_unlock(&self->lock);
+
+  if (post)
+    iv_event_post(&self->wakeup_event);
+  return NULL;
+}
+
+static void
+_count_overflow(FastFileWorker *self)
+{
+  /* as the queue does beyond log-fifo-size: counted in the queue's dropped */
+  stats_counter_inc(self->super.queue->dropped_messages);
+  msg_debug("fast-file(): destination queue full, dropping message",
+            evt_tag_str("driver", _driver_id(self)),
+            evt_tag_int("log_fifo_size", self->direct.fifo_limit),
+            log_pipe_location_tag(_driver_pipe(self)));
+}
+
+gboolean
+fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOptions *path_options)
+{
+  LogThreadedDestDriver *owner = self->super.owner;
+  LogPathOptions local_options;
+  gint thread_id = main_loop_worker_get_thread_id();
+  gboolean in_job = thread_id >= 0 && thread_id < MAIN_LOOP_MAX_WORKER_THREADS;
+  gboolean post = FALSE;
+  FastFileStaged staged;
+  ScratchBuffersMarker mark;
+
+  g_mutex_lock(&self->lock);
+  if (!self->direct.accepting)
+    {
+      g_mutex_unlock(&self->lock);
+      return FALSE;
+    }
+  if (!path_options->flow_control_requested)
+    {
+      path_options = log_msg_break_ack(msg, path_options, &local_options);
+      /* as the queue: only messages without flow control are dropped when it is full */
+      if (self->lane.n_records >= self->direct.fifo_limit)
+        {
+          g_mutex_unlock(&self->lock);
+          _count_overflow(self);
+          goto forward;
+        }
+    }
+  log_msg_add_ack(msg, path_options);
+
+  /* the framework's numbering, for $SEQNUM; a queued record that the worker
+   * inserts at the same time steps it without atomics (one worker), which
+   * can only repeat a number */
+  gint32 seq_num = 0;
+  if (msg->flags & LF_LOCAL)
+    seq_num = step_sequence_number_atomic(&owner->shared_seq_num);
+
+  /* only templates take scratch buffers */
+  gboolean templates = self->lane.formatter.template || !self->lane.single_file;
+  if (templates)
+    scratch_buffers_mark(&mark);
+  FastFileRecordState state = fastfile_lane_stage(&self->lane, msg, seq_num, log_msg_ref(msg),
+                              path_options->ack_needed, &staged);
+  if (templates)
+    scratch_buffers_reclaim_marked(mark);
+
+  self->direct.queued++;
+  self->direct.queued_memory += log_msg_get_size(msg);
+  if (state == FASTFILE_RECORD_UNWRITTEN)
+    {
+      if (self->direct.staged_records++ == 0)
+        self->direct.first_staged = g_get_monotonic_time();
+      if (!in_job || staged.buffer_full || self->direct.staged_records >= (guint) owner->batch_lines)
+        post = _request_handoff_locked(self, in_job);
+    }
+  else
+    {
+      /* nothing to write: acked (or dropped) by the next collection */
+      self->direct.settle_ready = TRUE;
+    }
+
+  if (in_job && !self->direct.job_registered[thread_id])
+    {
+      self->direct.job_registered[thread_id] = TRUE;
+      self->direct.active_jobs++;
+      main_loop_worker_register_batch_callback(&self->direct.job_done[thread_id]);
+    }
+  if (self->direct.settle_ready)
+    _collect_and_settle_locked(self);
+  g_mutex_unlock(&self->lock);
+
+  if (post)
+    iv_event_post(&self->wakeup_event);
+  if (staged.len)
+    log_threaded_dest_driver_insert_msg_length_stats(owner, staged.len);
+forward:
+  /* the driver's own accounting, as for a queued message; it lets go of the caller's reference */
+  stats_counter_inc(owner->processed_messages);
+  log_dest_driver_queue_method(_driver_pipe(self), msg, path_options);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ queued records */
+
+static LogThreadedResult
+_write_queued(FastFileWorker *self)
+{
+  guint queued, unwritten;
+
+  g_mutex_lock(&self->lock);
+  _write_rounds_locked(self, TRUE);
+  _settle_after_write_locked(self);
+  g_mutex_unlock(&self->lock);
+  _settle_queued(self);
+
+  g_mutex_lock(&self->lock);
+  fastfile_lane_count_queued(&self->lane, &queued, &unwritten);
+  g_mutex_unlock(&self->lock);
+  if (unwritten == 0)
+    return LTR_EXPLICIT_ACK_MGMT;
+
+  /* the framework rewinds the unacked messages and suspends for time-reopen;
+   * they come back through insert() in the same order, already formatted */
+  if (self->super.batch_size != (gint) (queued - MIN(queued, self->replay)))
+    msg_error("fast-file(): internal accounting mismatch",
+              evt_tag_str("driver", _driver_id(self)),
+              evt_tag_int("batch_size", self->super.batch_size),
+              evt_tag_int("queued", queued),
+              evt_tag_int("replay", self->replay),
+              log_pipe_location_tag(_driver_pipe(self)));
+  self->replay = queued;
+  return LTR_NOT_CONNECTED;
 }
 
 static LogThreadedResult
 _insert_one(FastFileWorker *self, LogMessage *msg)
 {
-  LogThreadedDestWorker *s = &self->super;
+  FastFileStaged staged;
 
   if (self->replay)
     {
@@ -243,27 +453,14 @@ _insert_one(FastFileWorker *self, LogMessage *msg)
       return LTR_QUEUED;
     }
 
-  FastFileEntry *entry = _resolve_entry(self, msg);
-  if (!entry)
-    {
-      _push_pending(self, NULL, FASTFILE_RECORD_DROPPED);
-      return LTR_QUEUED;
-    }
+  g_mutex_lock(&self->lock);
+  fastfile_lane_stage(&self->lane, msg, self->super.seq_num, NULL, FALSE, &staged);
+  g_mutex_unlock(&self->lock);
 
-  GString *out = batch_buffer_data(&entry->buffer);
-  gsize before = out->len;
-  if (!fastfile_formatter_append(&self->formatter, msg, s->seq_num, out))
-    {
-      _push_pending(self, NULL, FASTFILE_RECORD_SKIPPED);
-      return LTR_QUEUED;
-    }
-  log_threaded_dest_driver_insert_msg_length_stats(s->owner, out->len - before);
-  batch_buffer_end_record(&entry->buffer);
-  fastfile_set_mark_dirty(&self->files, entry);
-  _push_pending(self, entry, FASTFILE_RECORD_QUEUED);
-
-  if (batch_buffer_is_full(&entry->buffer))
-    return _write_batch(self);
+  if (staged.len)
+    log_threaded_dest_driver_insert_msg_length_stats(self->super.owner, staged.len);
+  if (staged.buffer_full)
+    return _write_queued(self);
   return LTR_QUEUED;
 }
 
@@ -277,9 +474,8 @@ static LogThreadedResult
 _drain(FastFileWorker *self, LogMessage *first, LogThreadedResult result)
 {
   LogThreadedDestWorker *s = &self->super;
-  FastFileDriver *owner = _owner(self);
   /* only templates take scratch buffers; give them back after each message as the framework does */
-  gboolean templates = owner->template || !owner->filename_is_literal;
+  gboolean templates = self->lane.formatter.template || !self->lane.single_file;
   /* the framework set the message context for first: syslog-ng's internal() loop guard */
   gboolean context_internal = (first->flags & LF_INTERNAL) != 0;
   LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
@@ -329,9 +525,7 @@ _insert(LogThreadedDestWorker *s, LogMessage *msg)
 static LogThreadedResult
 _flush(LogThreadedDestWorker *s, LogThreadedFlushMode mode)
 {
-  FastFileWorker *self = (FastFileWorker *) s;
-
-  return _write_batch(self);
+  return _write_queued((FastFileWorker *) s);
 }
 
 static gboolean
@@ -347,99 +541,173 @@ _disconnect(LogThreadedDestWorker *s)
   FastFileWorker *self = (FastFileWorker *) s;
 
   /* after an error, reopen (the file may have been removed or fixed); keep the buffered bytes */
-  fastfile_set_close_all(&self->files);
+  g_mutex_lock(&self->lock);
+  fastfile_set_close_all(&self->lane.files);
+  g_mutex_unlock(&self->lock);
+}
+
+/* ------------------------------------------------------------------ housekeeping */
+
+static void
+_reopen_event_cb(void *cookie)
+{
+  FastFileWorker *self = cookie;
+
+  g_mutex_lock(&self->lock);
+  _check_reopen_locked(self);
+  g_mutex_unlock(&self->lock);
+}
+
+void
+fastfile_worker_request_reopen(FastFileWorker *self)
+{
+  g_mutex_lock(self->options->reopen_lock);
+  if (self->events_registered)
+    iv_event_post(&self->reopen_event);
+  g_mutex_unlock(self->options->reopen_lock);
 }
 
 static void
 _reap_timer_cb(void *cookie)
 {
   FastFileWorker *self = cookie;
-  FastFileDriver *owner = _owner(self);
 
-  fastfile_set_reap(&self->files, owner->time_reap);
+  g_mutex_lock(&self->lock);
+  fastfile_set_reap(&self->lane.files, self->options->time_reap);
+  g_mutex_unlock(&self->lock);
   iv_validate_now();
   self->reap_timer.expires = iv_now;
-  self->reap_timer.expires.tv_sec += MAX(1, owner->time_reap / 2);
+  self->reap_timer.expires.tv_sec += MAX(1, self->options->time_reap / 2);
   iv_timer_register(&self->reap_timer);
 }
+
+/* ------------------------------------------------------------------ life cycle */
 
 static gboolean
 _init(LogThreadedDestWorker *s)
 {
   FastFileWorker *self = (FastFileWorker *) s;
-  FastFileDriver *owner = _owner(self);
   GError *error = NULL;
 
-  if (!fastfile_formatter_init(&self->formatter, owner->template, &owner->template_options,
-                               owner->encoding, owner->line_ending, &error))
+  if (!fastfile_lane_init(&self->lane, &self->options->lane, &error))
     {
       msg_error("fast-file(): cannot set up the output encoding",
-                evt_tag_str("encoding", owner->encoding ? owner->encoding : "UTF-8"),
-                evt_tag_str("error", error->message));
+                evt_tag_str("driver", _driver_id(self)),
+                evt_tag_str("encoding", self->options->lane.encoding ? self->options->lane.encoding : "UTF-8"),
+                evt_tag_str("error", error->message),
+                log_pipe_location_tag(_driver_pipe(self)));
       g_clear_error(&error);
       return FALSE;
     }
+  self->lane_ready = TRUE;
+  self->reopen_generation = g_atomic_int_get(self->options->reopen_generation);
 
-  FastFileSetOptions options =
-  {
-    .opener = &owner->opener_options,
-    .max_open = owner->max_open_files,
-    /* one file takes whole batches: size for them up front; with templated
-     * names a file takes its share, and its buffer grows to what it needs */
-    .expected_records = owner->filename_is_literal ? MAX(owner->super.batch_lines, 1) : 1,
-    .fixed_capacity = owner->buffer_size,
-    .fsync = owner->fsync,
-    .single_writer = owner->super.num_workers <= 1,
-  };
-  if (owner->bom)
-    options.bom = fastfile_formatter_get_bom(&self->formatter, &options.bom_len);
-  fastfile_set_init(&self->files, &options);
-
-  self->filename = g_string_sized_new(256);
-  self->reopen_generation = g_atomic_int_get(&owner->reopen_generation);
-  if (owner->filename_is_literal)
-    {
-      self->single_file = fastfile_set_lookup(&self->files, owner->filename_template->template);
-      /* never reaped or freed: hold one reference for the worker's lifetime */
-      self->single_file->unacked++;
-    }
-  else if (owner->time_reap > 0)
+  if (!self->lane.single_file && self->options->time_reap > 0)
     {
       iv_validate_now();
       self->reap_timer.expires = iv_now;
-      self->reap_timer.expires.tv_sec += MAX(1, owner->time_reap / 2);
+      self->reap_timer.expires.tv_sec += MAX(1, self->options->time_reap / 2);
       iv_timer_register(&self->reap_timer);
     }
 
-  g_mutex_lock(&owner->reopen_lock);
+  g_mutex_lock(self->options->reopen_lock);
   iv_event_register(&self->reopen_event);
-  self->reopen_event_registered = TRUE;
-  g_mutex_unlock(&owner->reopen_lock);
+  iv_event_register(&self->wakeup_event);
+  self->events_registered = TRUE;
+  g_mutex_unlock(self->options->reopen_lock);
+
+  g_mutex_lock(&self->lock);
+  gint fifo_size = self->super.owner->super.log_fifo_size;
+  if (fifo_size < 0)
+    fifo_size = log_pipe_get_config(_driver_pipe(self))->log_fifo_size;
+  self->direct.fifo_limit = fifo_size > 0 ? fifo_size : G_MAXINT;
+  /* a disk-buffer() keeps what it holds across restarts, and throttle() paces
+   * the queue's reader: both need every message to go through the queue */
+  self->direct.accepting = self->options->direct && _is_memory_fifo(self->super.queue)
+                           && self->super.owner->super.throttle == 0;
+  g_mutex_unlock(&self->lock);
 
   return log_threaded_dest_worker_init_method(s);
+}
+
+/* a reload keeps the queue: what the direct path could not write goes back
+ * into it, in order, for the next configuration to write */
+static void
+_requeue_unwritten_locked(FastFileWorker *self)
+{
+  FastFileLane *lane = &self->lane;
+  gsize memory = 0;
+  guint requeued = 0;
+
+  /* a record cut short on disk is cut off again where the file's end is still ours */
+  for (GList *link = lane->files.outgoing.head; link; link = link->next)
+    fastfile_entry_truncate_torn(&lane->files, link->data);
+
+  for (gint i = (gint) lane->n_records - 1; i >= 0; i--)
+    {
+      FastFileRecord *record = &lane->records[i];
+      LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
+
+      if (!record->held || record->state != FASTFILE_RECORD_UNWRITTEN)
+        continue;
+      path_options.ack_needed = record->ack_needed;
+      path_options.flow_control_requested = record->ack_needed;
+      memory += log_msg_get_size(record->held);
+      /* the queue takes over our reference and our ack */
+      log_queue_push_head(self->super.queue, record->held, &path_options);
+      record->held = NULL;
+      record->state = FASTFILE_RECORD_DROPPED;
+      requeued++;
+    }
+  if (requeued)
+    {
+      log_queue_queued_messages_sub(self->super.queue, requeued);
+      log_queue_memory_usage_sub(self->super.queue, memory);
+      msg_warning("fast-file(): messages not yet written are kept in the queue",
+                  evt_tag_str("driver", _driver_id(self)),
+                  evt_tag_int("messages", requeued),
+                  log_pipe_location_tag(_driver_pipe(self)));
+    }
 }
 
 static void
 _deinit(LogThreadedDestWorker *s)
 {
   FastFileWorker *self = (FastFileWorker *) s;
-  FastFileDriver *owner = _owner(self);
 
-  g_mutex_lock(&owner->reopen_lock);
-  if (self->reopen_event_registered)
-    iv_event_unregister(&self->reopen_event);
-  self->reopen_event_registered = FALSE;
-  g_mutex_unlock(&owner->reopen_lock);
+  g_mutex_lock(self->options->reopen_lock);
+  if (self->events_registered)
+    {
+      iv_event_unregister(&self->reopen_event);
+      iv_event_unregister(&self->wakeup_event);
+    }
+  self->events_registered = FALSE;
+  g_mutex_unlock(self->options->reopen_lock);
 
   if (iv_timer_registered(&self->reap_timer))
     iv_timer_unregister(&self->reap_timer);
-  fastfile_set_destroy(&self->files);
-  fastfile_formatter_destroy(&self->formatter);
-  g_string_free(self->filename, TRUE);
-  self->filename = NULL;
-  self->single_file = NULL;
-  self->n_pending = 0;
+  if (iv_timer_registered(&self->retry_timer))
+    iv_timer_unregister(&self->retry_timer);
+  if (iv_timer_registered(&self->batch_timer))
+    iv_timer_unregister(&self->batch_timer);
+
+  g_mutex_lock(&self->lock);
+  self->direct.accepting = FALSE;
+  if (self->lane_ready)
+    {
+      /* the last chance of the held records: write, settle, keep the rest in the queue */
+      _write_rounds_locked(self, TRUE);
+      _collect_and_settle_locked(self);
+      _requeue_unwritten_locked(self);
+      _collect_and_settle_locked(self);
+      fastfile_set_close_all(&self->lane.files);
+      /* queued records are the backlog's, which the framework rewinds */
+      self->lane.n_records = 0;
+      fastfile_lane_destroy(&self->lane);
+      self->lane_ready = FALSE;
+    }
   self->replay = 0;
+  g_mutex_unlock(&self->lock);
   log_threaded_dest_worker_deinit_method(s);
 }
 
@@ -448,12 +716,12 @@ _free(LogThreadedDestWorker *s)
 {
   FastFileWorker *self = (FastFileWorker *) s;
 
-  g_free(self->pending);
+  g_mutex_clear(&self->lock);
   log_threaded_dest_worker_free_method(s);
 }
 
 LogThreadedDestWorker *
-fastfile_worker_new(LogThreadedDestDriver *owner, gint worker_index)
+fastfile_worker_new(LogThreadedDestDriver *owner, gint worker_index, const FastFileWorkerOptions *options)
 {
   FastFileWorker *self = g_new0(FastFileWorker, 1);
 
@@ -465,12 +733,30 @@ fastfile_worker_new(LogThreadedDestDriver *owner, gint worker_index)
   self->super.connect = _connect;
   self->super.disconnect = _disconnect;
   self->super.free_fn = _free;
+  self->options = options;
+  /* delivering threads take it as soon as the driver is up, before this worker's thread runs */
+  g_mutex_init(&self->lock);
 
+  for (gint i = 0; i < MAIN_LOOP_MAX_WORKER_THREADS; i++)
+    {
+      worker_batch_callback_init(&self->direct.job_done[i]);
+      self->direct.job_done[i].func = _job_done;
+      self->direct.job_done[i].user_data = self;
+    }
+  IV_EVENT_INIT(&self->wakeup_event);
+  self->wakeup_event.cookie = self;
+  self->wakeup_event.handler = _wakeup_event_cb;
   IV_EVENT_INIT(&self->reopen_event);
   self->reopen_event.cookie = self;
   self->reopen_event.handler = _reopen_event_cb;
   IV_TIMER_INIT(&self->reap_timer);
   self->reap_timer.cookie = self;
   self->reap_timer.handler = _reap_timer_cb;
+  IV_TIMER_INIT(&self->retry_timer);
+  self->retry_timer.cookie = self;
+  self->retry_timer.handler = _retry_timer_cb;
+  IV_TIMER_INIT(&self->batch_timer);
+  self->batch_timer.cookie = self;
+  self->batch_timer.handler = _batch_timer_cb;
   return &self->super;
 }

@@ -18,55 +18,93 @@
 #define FASTFILE_WORKER_H_INCLUDED
 
 #include "logthrdest/logthrdestdrv.h"
-#include "fastfile-files.h"
-#include "fastfile-format.h"
+#include "mainloop-worker.h"
+#include "fastfile-lane.h"
 
-typedef enum
-{
-  FASTFILE_RECORD_QUEUED,     /* bytes in its file's buffer */
-  FASTFILE_RECORD_WRITTEN,    /* on disk, waiting for the records before it */
-  FASTFILE_RECORD_SKIPPED,    /* rendered empty: nothing to write (as file()) */
-  FASTFILE_RECORD_DROPPED,    /* refused path or retries exhausted */
-} FastFileRecordState;
-
-typedef struct _FastFilePendingRecord
-{
-  FastFileEntry *entry;
-  FastFileRecordState state;
-} FastFilePendingRecord;
+#include <iv_event.h>
 
 /*
- * One worker thread: formats each message into its file's batch buffer and
- * writes every buffer with one write() per flush.  Messages are acknowledged
- * in queue order, and only once their bytes are on disk.
+ * One writer thread of a fast-file() destination and its lane.
+ *
+ * The direct path (a memory queue and no throttle()): the thread that
+ * delivers a message formats it into the lane right away (the driver's
+ * queue()), holding the message until its bytes are on disk; at the end of
+ * its batch of work (syslog-ng's batch callback) it asks this thread to
+ * write.  This thread only writes; the delivering threads then acknowledge
+ * and release what was written, so a message is freed by the thread that
+ * made it.  Nothing is queued in the LogQueue, and nothing is acknowledged
+ * before its bytes are written.
+ *
+ * Queued records: with disk-buffer() or throttle(), and for what a reload
+ * left in the queue, messages come through the LogQueue as with any threaded
+ * destination: this thread formats them (insert()), writes them (flush())
+ * and acknowledges them in queue order through the backlog.
  */
+/* what the driver decides once, at its init */
+typedef struct _FastFileWorkerOptions
+{
+  FastFileLaneOptions lane;
+  gboolean direct;                   /* the direct path where the queue allows it (memory, no throttle) */
+  gint time_reap;
+  /* syslog-ng-ctl reopen: bumped by the driver, under reopen_lock */
+  gint *reopen_generation;
+  GMutex *reopen_lock;
+} FastFileWorkerOptions;
+
 typedef struct _FastFileWorker
 {
   LogThreadedDestWorker super;
-  FastFileFormatter formatter;
-  FastFileSet files;
-  FastFileEntry *single_file;        /* literal file name: no lookup per message */
-  GString *filename;                 /* scratch for templated file names */
+  const FastFileWorkerOptions *options;
+  /* guards the lane and `direct`: taken by delivering threads and by this thread */
+  GMutex lock;
+  FastFileLane lane;
+  gboolean lane_ready;
 
-  FastFilePendingRecord *pending;    /* unacknowledged records, in queue order */
-  guint n_pending;
-  guint pending_capacity;
+  /* queued records */
   guint replay;                      /* rewound records coming back through insert() */
   gboolean draining;                 /* insert() is taking the messages queued behind its own */
-  gint failed_flushes;
+
+  /* the direct path (under lock) */
+  struct
+  {
+    gboolean accepting;              /* the worker runs and the driver takes the direct path */
+    gboolean handoff_requested;      /* a delivering thread asked for the fill buffers to be written */
+    gboolean handoff_now;            /* ... without waiting for batch-timeout() (a batch is full) */
+    gboolean writing;                /* this thread writes outside the lock */
+    gboolean asked_while_writing;    /* a handoff was asked for meanwhile: go on without a wakeup */
+    gboolean wakeup_posted;
+    gboolean settle_ready;           /* settled records wait for a delivering thread to collect them */
+    guint active_jobs;               /* main loop jobs with a batch callback registered here */
+    guint staged_records;            /* since the buffers were last taken */
+    gint64 first_staged;             /* monotonic usec: the oldest record not yet taken */
+    gsize queued;                    /* held records staged, not yet counted in the queue's stats */
+    gsize queued_memory;             /* their size */
+    guint fifo_limit;                /* log-fifo-size(): the most held records beyond flow control */
+    gboolean job_registered[MAIN_LOOP_MAX_WORKER_THREADS];
+    WorkerBatchCallback job_done[MAIN_LOOP_MAX_WORKER_THREADS];
+  } direct;
+  struct iv_event wakeup_event;      /* posted by delivering threads */
+  struct iv_timer retry_timer;       /* the next retry of a file that failed */
+  struct iv_timer batch_timer;       /* batch-timeout() */
+
   gint reopen_generation;
   /* posted by syslog-ng-ctl reopen so that an idle worker lets go of rotated files at once */
   struct iv_event reopen_event;
-  gboolean reopen_event_registered;   /* under the owner's reopen_lock */
-  struct
-  {
-    gint64 last_report;
-    guint suppressed;
-  } refused_paths;
+  gboolean events_registered;        /* under the owner's reopen_lock */
   struct iv_timer reap_timer;
 } FastFileWorker;
 
-LogThreadedDestWorker *fastfile_worker_new(LogThreadedDestDriver *owner, gint worker_index);
+LogThreadedDestWorker *fastfile_worker_new(LogThreadedDestDriver *owner, gint worker_index,
+    const FastFileWorkerOptions *options);
+
+/* the direct path, on the thread delivering msg (the driver's queue()):
+ * FALSE when this worker does not take it (not running): queue it then */
+gboolean fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOptions *path_options);
+
+/* this worker's thread: write what delivering threads asked for and settle
+ * it (what its wakeup event runs) */
+void fastfile_worker_write_requested(FastFileWorker *self);
+
 /* main thread: have the worker close its files now (syslog-ng-ctl reopen) */
 void fastfile_worker_request_reopen(FastFileWorker *self);
 

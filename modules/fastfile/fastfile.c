@@ -15,7 +15,6 @@
  * with this program; if not, see <https://www.gnu.org/licenses/>.
  */
 #include "fastfile.h"
-#include "fastfile-worker.h"
 #include "apphook.h"
 #include "cfg.h"
 #include "cfg-tree.h"
@@ -141,6 +140,62 @@ _format_persist_name(const LogPipe *s)
   return persist_name;
 }
 
+void
+fastfile_dd_init_worker_options(FastFileDriver *self)
+{
+  FastFileWorkerOptions *options = &self->worker_options;
+  LogThreadedDestDriver *s = &self->super;
+
+  memset(options, 0, sizeof(*options));
+  options->lane.files = (FastFileSetOptions)
+  {
+    .opener = &self->opener_options,
+    .max_open = self->max_open_files,
+    /* one file takes whole batches: size for them up front; with templated
+     * names a file takes its share, and its buffer grows to what it needs */
+    .expected_records = self->filename_is_literal ? MAX(s->batch_lines, 1) : 1,
+    .fixed_capacity = self->buffer_size,
+    .fsync = self->fsync,
+    .single_writer = s->num_workers <= 1,
+    .literal_name = self->filename_is_literal,
+    .retries = s->retries_on_error_max,
+    .driver_id = s->super.super.id,
+    .owner = &s->super.super.super,
+  };
+  options->lane.filename_template = self->filename_template;
+  options->lane.filename_is_literal = self->filename_is_literal;
+  options->lane.template_options = &self->template_options;
+  options->lane.template = self->template;
+  options->lane.encoding = self->encoding;
+  options->lane.line_ending = self->line_ending;
+  options->lane.bom = self->bom;
+  options->direct = TRUE;
+  options->time_reap = self->time_reap;
+  options->reopen_generation = &self->reopen_generation;
+  options->reopen_lock = &self->reopen_lock;
+}
+
+/* The direct path: the delivering thread formats the message into a
+ * worker's lane itself (fastfile_worker_queue()).  A worker that does not
+ * take it (not running, or its queue must see every message) leaves it to
+ * the framework's queue.  Messages of one main loop thread stay in one lane,
+ * so their order holds. */
+static void
+_queue(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
+{
+  FastFileDriver *self = (FastFileDriver *) s;
+  gint thread_id = main_loop_worker_get_thread_id();
+  gint n = self->super.created_workers;
+
+  if (n > 0)
+    {
+      guint index = thread_id >= 0 ? (guint) thread_id : (guint) g_atomic_int_add(&self->next_worker, 1);
+      if (fastfile_worker_queue((FastFileWorker *) self->super.workers[index % n], msg, path_options))
+        return;
+    }
+  self->queue_in_framework(s, msg, path_options);
+}
+
 static gboolean
 _init(LogPipe *s)
 {
@@ -165,6 +220,7 @@ _init(LogPipe *s)
       return FALSE;
     }
 
+  fastfile_dd_init_worker_options(self);
   if (!log_threaded_dest_driver_init_method(s))
     return FALSE;
 
@@ -217,6 +273,14 @@ fastfile_dd_global_init(void)
     }
 }
 
+static LogThreadedDestWorker *
+_construct_worker(LogThreadedDestDriver *s, gint worker_index)
+{
+  FastFileDriver *self = (FastFileDriver *) s;
+
+  return fastfile_worker_new(s, worker_index, &self->worker_options);
+}
+
 LogDriver *
 fastfile_dd_new(LogTemplate *filename_template, GlobalConfig *cfg)
 {
@@ -229,7 +293,9 @@ fastfile_dd_new(LogTemplate *filename_template, GlobalConfig *cfg)
   self->super.super.super.super.generate_persist_name = _format_persist_name;
   self->super.format_stats_instance = _format_stats_instance;
   self->super.stats_source = stats_register_type("fast-file");
-  self->super.worker.construct = fastfile_worker_new;
+  self->super.worker.construct = _construct_worker;
+  self->queue_in_framework = self->super.super.super.super.queue;
+  self->super.super.super.super.queue = _queue;
   self->super.batch_lines = FASTFILE_DEFAULT_BATCH_LINES;
   self->super.batch_timeout = FASTFILE_DEFAULT_BATCH_TIMEOUT;
 

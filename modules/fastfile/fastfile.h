@@ -19,8 +19,7 @@
 
 #include "logthrdest/logthrdestdrv.h"
 #include "template/templates.h"
-#include "append-opener.h"
-#include "line-encoder.h"
+#include "fastfile-worker.h"
 
 #define FASTFILE_DEFAULT_BATCH_LINES 1000
 /* as file(): write out as soon as the queue is empty.  A flow-controlled
@@ -52,6 +51,12 @@ typedef struct _FastFileDriver
   gint reopen_generation;
   /* guards posting the workers' reopen events against their threads going away */
   GMutex reopen_lock;
+
+  /* what the workers run with, filled at init */
+  FastFileWorkerOptions worker_options;
+  /* the framework's queue(), for messages the direct path does not take */
+  void (*queue_in_framework)(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options);
+  gint next_worker;
 } FastFileDriver;
 
 LogDriver *fastfile_dd_new(LogTemplate *filename_template, GlobalConfig *cfg);
@@ -71,5 +76,7 @@ void fastfile_dd_set_create_dirs(LogDriver *d, gboolean create_dirs);
 void fastfile_dd_set_follow_symlinks(LogDriver *d, gboolean follow_symlinks);
 
 void fastfile_dd_global_init(void);
+/* init: what the workers run with, from the options set (after the template and perm options are initialized) */
+void fastfile_dd_init_worker_options(FastFileDriver *self);
 
 #endif

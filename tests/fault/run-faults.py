@@ -123,7 +123,7 @@ def disk_full(row, w):
             time.sleep(2)
             stalled = ff_stat(sng, "written")
             row.check(stalled < n, "no stall")
-            row.check("write failed, retrying" in sng.output(), "stall not visible in the log")
+            row.check("error writing file, retrying after time-reopen" in sng.output(), "stall not visible in the log")
             queued = ff_stat(sng, "queued")
             os.unlink(filler)
             row.check(fdharness.wait_until(lambda: ff_stat(sng, "written") == n, 60), "never caught up")

@@ -29,11 +29,14 @@
 
 #include "seqnum.h"
 #include "messages.h"
+#include "mainloop-worker.h"
 
 #include <iv.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 static GlobalConfig *cfg;
@@ -63,23 +66,30 @@ rig_new(const gchar *path_template, const gchar *template)
   rig.queue = log_queue_fifo_new(100000, NULL);
   /* as LogThreadedDestDriver does: popped messages wait in the backlog until acked */
   log_queue_set_use_backlog(rig.queue, TRUE);
-  rig.worker = fastfile_worker_new(&rig.driver->super, 0);
-  rig.worker->queue = rig.queue;
-  rig.driver->super.workers = &rig.worker;
+  rig.worker = NULL;
   return rig;
 }
 
+/* after the options are set: as the driver's init does */
 static void
 rig_start(Rig *rig)
 {
+  fastfile_dd_init_worker_options(rig->driver);
+  rig->worker = fastfile_worker_new(&rig->driver->super, 0, &rig->driver->worker_options);
+  rig->worker->queue = rig->queue;
+  /* the rig lives in the test's frame from here on: the driver's queue() finds the worker through it */
+  rig->driver->super.workers = &rig->worker;
+  rig->driver->super.created_workers = 1;
   CU_ASSERT_FATAL(rig->worker->init(rig->worker));
 }
+
 
 static void
 rig_free(Rig *rig)
 {
   rig->worker->deinit(rig->worker);
   rig->driver->super.workers = NULL;
+  rig->driver->super.created_workers = 0;
   log_threaded_dest_worker_free(rig->worker);
   log_queue_unref(rig->queue);
   log_pipe_unref(&rig->driver->super.super.super.super);
@@ -172,7 +182,7 @@ test_batch_is_written_only_on_flush_and_acked(void)
 
   CU_ASSERT_EQUAL(flush(&rig), LTR_EXPLICIT_ACK_MGMT);
   CU_ASSERT_EQUAL(rig.worker->batch_size, 0);
-  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->files.write_syscalls, 1);
+  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->lane.files.write_syscalls, 1);
 
   gchar *contents = read_file(path);
   CU_ASSERT_STRING_EQUAL(contents, "p: line 0\np: line 1\np: line 2\np: line 3\np: line 4\n"
@@ -199,7 +209,7 @@ test_templated_names_route_each_record(void)
   CU_ASSERT_EQUAL(flush(&rig), LTR_EXPLICIT_ACK_MGMT);
   CU_ASSERT_EQUAL(rig.worker->batch_size, 0);
   /* one write() per file per batch */
-  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->files.write_syscalls, 3);
+  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->lane.files.write_syscalls, 3);
 
   const gchar *expected[][2] = { { "a", "a0\na2\na5\n" }, { "b", "b1\nb4\n" }, { "c", "c3\n" } };
   for (guint i = 0; i < G_N_ELEMENTS(expected); i++)
@@ -382,11 +392,13 @@ test_encoding_and_line_ending(void)
 }
 
 static gint acked;
+static GThread *last_ack_thread;
 
 static void
 count_ack(LogMessage *msg, AckType ack_type)
 {
-  acked++;
+  g_atomic_int_inc(&acked);
+  last_ack_thread = g_thread_self();
 }
 
 /* queued as a source queues: the message is acked (count_ack) when the destination lets it go */
@@ -442,7 +454,7 @@ test_insert_takes_the_queued_messages_behind_it(void)
   CU_ASSERT_EQUAL(acked, 8);
   CU_ASSERT_EQUAL(flush(&rig), LTR_EXPLICIT_ACK_MGMT);
   CU_ASSERT_EQUAL(acked, 10);
-  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->files.write_syscalls, 3);
+  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->lane.files.write_syscalls, 3);
 
   gchar *contents = read_file(path);
   CU_ASSERT_STRING_EQUAL(contents, "m0 1\nm1 2\nm2 3\nm3 4\nm4 5\nm5 6\nm6 7\nm7 8\nm8 9\nm9 10\n");
@@ -498,8 +510,9 @@ test_steady_state_does_not_grow_buffers(void)
   rig_start(&rig);
   FastFileWorker *worker = (FastFileWorker *) rig.worker;
 
-  const gchar *before_str = NULL;
-  gsize before_capacity = 0;
+  /* the fill and out buffers trade places at every write: the pair stays the same */
+  const gchar *before[2] = { NULL, NULL };
+  gsize before_capacity[2] = { 0, 0 };
   for (gint batch = 0; batch < 20; batch++)
     {
       for (gint i = 0; i < 100; i++)
@@ -507,13 +520,470 @@ test_steady_state_does_not_grow_buffers(void)
       CU_ASSERT_EQUAL(flush(&rig), LTR_EXPLICIT_ACK_MGMT);
       if (batch == 2)
         {
-          before_str = batch_buffer_data(&worker->single_file->buffer)->str;
-          before_capacity = batch_buffer_capacity(&worker->single_file->buffer);
+          BatchBuffer *buffers[2] = { &worker->lane.single_file->fill, &worker->lane.single_file->out };
+          for (gint i = 0; i < 2; i++)
+            {
+              before[i] = batch_buffer_data(buffers[i])->str;
+              before_capacity[i] = batch_buffer_capacity(buffers[i]);
+            }
         }
     }
-  CU_ASSERT_PTR_EQUAL(batch_buffer_data(&worker->single_file->buffer)->str, before_str);
-  CU_ASSERT_EQUAL(batch_buffer_capacity(&worker->single_file->buffer), before_capacity);
-  CU_ASSERT_TRUE(worker->pending_capacity <= 128);
+  BatchBuffer *fill = &worker->lane.single_file->fill, *out = &worker->lane.single_file->out;
+  gboolean same_order = batch_buffer_data(fill)->str == before[0];
+  CU_ASSERT_PTR_EQUAL(batch_buffer_data(fill)->str, before[same_order ? 0 : 1]);
+  CU_ASSERT_PTR_EQUAL(batch_buffer_data(out)->str, before[same_order ? 1 : 0]);
+  CU_ASSERT_EQUAL(batch_buffer_capacity(fill), before_capacity[same_order ? 0 : 1]);
+  CU_ASSERT_EQUAL(batch_buffer_capacity(out), before_capacity[same_order ? 1 : 0]);
+  CU_ASSERT_TRUE(worker->lane.records_capacity <= 128);
+  rig_free(&rig);
+  g_free(path);
+}
+
+
+/* ------------------------------------------------------------------ the direct path */
+
+/* A source's main loop job on a thread of its own: it delivers messages to
+ * the driver (its queue(), the direct path) and ends its job (the batch
+ * callbacks), one command at a time, while this thread plays the worker. */
+typedef enum { JOB_DELIVER, JOB_END, JOB_QUIT } JobOp;
+
+typedef struct
+{
+  Rig *rig;
+  GAsyncQueue *commands;
+  GAsyncQueue *done;
+  GThread *thread;
+} Job;
+
+typedef struct
+{
+  JobOp op;
+  LogMessage *msg;
+} JobCommand;
+
+static void
+deliver(Rig *rig, LogMessage *msg)
+{
+  LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
+  LogPipe *driver = &rig->driver->super.super.super.super;
+
+  /* as a flow-controlled source posts it: the source's own ack, acked back through count_ack */
+  path_options.ack_needed = TRUE;
+  path_options.flow_control_requested = TRUE;
+  msg->ack_func = count_ack;
+  log_msg_add_ack(msg, &path_options);
+  driver->queue(driver, msg, &path_options);
+}
+
+static gpointer
+job_thread(gpointer data)
+{
+  Job *job = data;
+  gboolean quit = FALSE;
+
+  iv_init();
+  main_loop_worker_thread_start(MLW_ASYNC_WORKER);
+  while (!quit)
+    {
+      JobCommand *command = g_async_queue_pop(job->commands);
+
+      if (command->op == JOB_DELIVER)
+        deliver(job->rig, command->msg);
+      else if (command->op == JOB_END)
+        main_loop_worker_invoke_batch_callbacks();
+      quit = command->op == JOB_QUIT;
+      g_free(command);
+      g_async_queue_push(job->done, GINT_TO_POINTER(1));
+    }
+  main_loop_worker_thread_stop();
+  iv_deinit();
+  return NULL;
+}
+
+static void
+job_run(Job *job, JobOp op, LogMessage *msg)
+{
+  JobCommand *command = g_new0(JobCommand, 1);
+
+  command->op = op;
+  command->msg = msg;
+  g_async_queue_push(job->commands, command);
+  g_async_queue_pop(job->done);
+}
+
+static Job *
+job_start(Rig *rig)
+{
+  Job *job = g_new0(Job, 1);
+
+  job->rig = rig;
+  job->commands = g_async_queue_new();
+  job->done = g_async_queue_new();
+  job->thread = g_thread_new("job", job_thread, job);
+  return job;
+}
+
+static void
+job_stop(Job *job)
+{
+  job_run(job, JOB_QUIT, NULL);
+  g_thread_join(job->thread);
+  g_async_queue_unref(job->commands);
+  g_async_queue_unref(job->done);
+  g_free(job);
+}
+
+static void
+job_deliver(Job *job, const gchar *host, const gchar *text)
+{
+  job_run(job, JOB_DELIVER, make_msg(host, "p", text));
+}
+
+/* what the worker's wakeup event runs */
+static void
+worker_writes(Rig *rig)
+{
+  fastfile_worker_write_requested((FastFileWorker *) rig->worker);
+}
+
+static void
+assert_file(const gchar *path, const gchar *expected)
+{
+  gchar *contents = read_file(path);
+  if (strcmp(contents, expected) != 0)
+    fprintf(stderr, "%s: expected [%s], found [%s]\n", path, expected, contents);
+  CU_ASSERT_STRING_EQUAL(contents, expected);
+  g_free(contents);
+}
+
+/* formatted by the delivering thread, written when its job ends, acked only then */
+static void
+test_direct_written_at_job_end_and_acked_after(void)
+{
+  gchar *path = tmp_path("direct.log");
+  Rig rig = rig_new(path, "${MSG}\n");
+  rig_start(&rig);
+  Job *job = job_start(&rig);
+  acked = 0;
+
+  for (gint i = 0; i < 5; i++)
+    {
+      gchar text[16];
+      g_snprintf(text, sizeof(text), "d%d", i);
+      job_deliver(job, "h", text);
+    }
+  /* staged, not queued: the LogQueue never sees them */
+  CU_ASSERT_EQUAL(log_queue_get_length(rig.queue), 0);
+  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->lane.n_records, 5);
+  job_run(job, JOB_END, NULL);
+  CU_ASSERT_FALSE(g_file_test(path, G_FILE_TEST_EXISTS));
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 0);
+
+  worker_writes(&rig);
+  assert_file(path, "d0\nd1\nd2\nd3\nd4\n");
+  /* no job at work: the writer acked them */
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 5);
+  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->lane.n_records, 0);
+  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->lane.files.write_syscalls, 1);
+
+  job_stop(job);
+  rig_free(&rig);
+  g_free(path);
+}
+
+/* while a job is at work, the records written are acked (and freed) by it,
+ * the thread that made them, not by the writer */
+static void
+test_direct_acked_by_the_delivering_thread(void)
+{
+  gchar *path = tmp_path("direct-collect.log");
+  Rig rig = rig_new(path, "${MSG}\n");
+  log_threaded_dest_driver_set_batch_lines(&rig.driver->super.super.super, 4);
+  rig_start(&rig);
+  Job *job = job_start(&rig);
+  acked = 0;
+
+  for (gint i = 0; i < 6; i++)
+    job_deliver(job, "h", "x");
+  /* four asked for a write; the job goes on */
+  worker_writes(&rig);
+  assert_file(path, "x\nx\nx\nx\nx\nx\n");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 0);
+
+  last_ack_thread = NULL;
+  job_deliver(job, "h", "y");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 6);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, job->thread);
+
+  job_run(job, JOB_END, NULL);
+  worker_writes(&rig);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 7);
+  assert_file(path, "x\nx\nx\nx\nx\nx\ny\n");
+  job_stop(job);
+  rig_free(&rig);
+  g_free(path);
+}
+
+/* one file failing (/dev/full: ENOSPC) holds neither the writes nor the acks
+ * of the others; its record is retried, then dropped after retries(3) */
+static void
+test_direct_failing_file_holds_only_its_own(void)
+{
+  gchar *good = tmp_path("direct-good.log");
+  Rig rig = rig_new("${HOST}", "${MSG}\n");
+  log_threaded_dest_driver_set_max_retries_on_error(&rig.driver->super.super.super, 3);
+  rig_start(&rig);
+  Job *job = job_start(&rig);
+  acked = 0;
+
+  job_deliver(job, good, "g0");
+  job_deliver(job, "/dev/full", "f1");
+  job_deliver(job, good, "g2");
+  job_deliver(job, good, "g3");
+  job_run(job, JOB_END, NULL);
+
+  worker_writes(&rig);
+  assert_file(good, "g0\ng2\ng3\n");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 3);
+
+  /* time-reopen has passed (it is 0 here): the retry timer's writes */
+  worker_writes(&rig);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 3);
+  worker_writes(&rig);
+  /* the third attempt failed: dropped, acked as the framework acks a drop */
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 4);
+  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->lane.n_records, 0);
+  assert_file(good, "g0\ng2\ng3\n");
+
+  job_stop(job);
+  rig_free(&rig);
+  g_free(good);
+}
+
+/* a name that can never be opened (ENAMETOOLONG) drops its message at the
+ * first attempt; an empty name is refused before that; the others flow, and
+ * neither leaves an entry behind */
+static void
+test_direct_unopenable_name_dropped_at_once(void)
+{
+  gchar *good = tmp_path("direct-ok.log");
+  gchar *long_name = g_strnfill(300, 'n');
+  gchar *bad = tmp_path(long_name);
+  Rig rig = rig_new("${HOST}", "${MSG}\n");
+  log_threaded_dest_driver_set_max_retries_on_error(&rig.driver->super.super.super, 1000);
+  rig_start(&rig);
+  Job *job = job_start(&rig);
+  acked = 0;
+
+  job_deliver(job, bad, "too long");
+  job_deliver(job, "", "no name");
+  for (gint i = 0; i < 5; i++)
+    job_deliver(job, good, "ok");
+  job_run(job, JOB_END, NULL);
+  worker_writes(&rig);
+
+  assert_file(good, "ok\nok\nok\nok\nok\n");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 7);
+  FastFileWorker *worker = (FastFileWorker *) rig.worker;
+  CU_ASSERT_EQUAL(worker->lane.n_records, 0);
+  /* only the open file is left */
+  CU_ASSERT_EQUAL(g_hash_table_size(worker->lane.files.by_path), 1);
+  CU_ASSERT_PTR_NOT_NULL(g_hash_table_lookup(worker->lane.files.by_path, good));
+
+  job_stop(job);
+  rig_free(&rig);
+  g_free(bad);
+  g_free(long_name);
+  g_free(good);
+}
+
+/* a write stops in the middle of a record (RLIMIT_FSIZE: EFBIG), then the
+ * destination stops (a reload): the torn record is cut off the file again,
+ * and the records not written go back into the queue in order, for the next
+ * configuration, unacked */
+static void
+worker_deinit(Rig *rig)
+{
+  rig->worker->deinit(rig->worker);
+}
+
+/* the worker's writes stop at `limit` bytes of file (EFBIG) while step runs */
+static void
+_fsize_limited(Rig *rig, rlim_t limit, void (*step)(Rig *rig))
+{
+  struct rlimit saved, limited;
+
+  g_assert(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  limited = saved;
+  limited.rlim_cur = limit;
+  signal(SIGXFSZ, SIG_IGN);
+  g_assert(setrlimit(RLIMIT_FSIZE, &limited) == 0);
+  step(rig);
+  g_assert(setrlimit(RLIMIT_FSIZE, &saved) == 0);
+}
+
+static gchar *
+_pop_text(LogQueue *queue)
+{
+  LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
+  LogMessage *msg = log_queue_pop_head(queue, &path_options);
+
+  if (!msg)
+    return g_strdup("<none>");
+  gchar *text = g_strdup(log_msg_get_value(msg, LM_V_MESSAGE, NULL));
+  log_queue_ack_backlog(queue, 1);
+  log_msg_unref(msg);
+  return text;
+}
+
+static void
+_torn_write_then_deinit(const gchar *name, gboolean another_writer, const gchar *expected)
+{
+  gchar *path = tmp_path(name);
+  Rig rig = rig_new(path, "${MSG}\n");
+  log_threaded_dest_driver_set_max_retries_on_error(&rig.driver->super.super.super, 1000);
+  rig_start(&rig);
+  Job *job = job_start(&rig);
+  acked = 0;
+
+  job_deliver(job, "h", "aaaaaaaaa");
+  job_deliver(job, "h", "bbbbbbbbb");
+  job_deliver(job, "h", "ccccccccc");
+  job_run(job, JOB_END, NULL);
+  /* 15 of the 30 bytes fit: aaaaaaaaa, a newline and bbbbb */
+  _fsize_limited(&rig, 15, worker_writes);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 1);
+  if (another_writer)
+    {
+      gint fd = open(path, O_WRONLY | O_APPEND);
+      CU_ASSERT_EQUAL(write(fd, "OTHER\n", 6), 6);
+      close(fd);
+    }
+
+  job_stop(job);
+  /* the disk is still full when the destination stops */
+  _fsize_limited(&rig, 15, worker_deinit);
+  assert_file(path, expected);
+  /* requeued in order, and not acked: the queue holds them now */
+  CU_ASSERT_EQUAL(log_queue_get_length(rig.queue), 2);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 1);
+  gchar *first = _pop_text(rig.queue), *second = _pop_text(rig.queue);
+  CU_ASSERT_STRING_EQUAL(first, "bbbbbbbbb");
+  CU_ASSERT_STRING_EQUAL(second, "ccccccccc");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 3);
+  g_free(first);
+  g_free(second);
+
+  rig.driver->super.workers = NULL;
+  rig.driver->super.created_workers = 0;
+  log_threaded_dest_worker_free(rig.worker);
+  log_queue_unref(rig.queue);
+  log_pipe_unref(&rig.driver->super.super.super.super);
+  g_free(path);
+}
+
+static void
+test_direct_torn_record_cut_and_requeued_at_deinit(void)
+{
+  _torn_write_then_deinit("torn.log", FALSE, "aaaaaaaaa\n");
+}
+
+/* the file's end is not where our write left it (another writer appended):
+ * cutting would cut someone else's bytes, so nothing is cut */
+static void
+test_direct_torn_record_not_cut_when_the_end_is_not_ours(void)
+{
+  _torn_write_then_deinit("torn-other.log", TRUE, "aaaaaaaaa\nbbbbbOTHER\n");
+}
+
+static LogThreadedResult last_flush_result;
+
+static void
+worker_flushes(Rig *rig)
+{
+  last_flush_result = flush(rig);
+}
+
+/* a flush while rewound records are only partly back (throttle() lets the
+ * framework pop them slowly) makes progress: it writes and acks what was
+ * popped, or suspends; it never returns with nothing done and batch_size
+ * unchanged, which the framework's loop would call again at once (a spin) */
+static void
+test_flush_during_a_partial_replay_makes_progress(void)
+{
+  gchar *path = tmp_path("replay.log");
+  Rig rig = rig_new(path, "${MSG}\n");
+  log_threaded_dest_driver_set_max_retries_on_error(&rig.driver->super.super.super, 1000);
+  rig_start(&rig);
+
+  for (gint i = 0; i < 4; i++)
+    {
+      gchar text[16];
+      g_snprintf(text, sizeof(text), "r%d", i);
+      feed(&rig, make_msg("h", "p", text));
+    }
+  /* the disk is full: nothing written, the framework rewinds and suspends */
+  _fsize_limited(&rig, 0, worker_flushes);
+  CU_ASSERT_EQUAL(last_flush_result, LTR_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(rig.worker->batch_size, 4);
+  log_threaded_dest_worker_rewind_messages(rig.worker, rig.worker->batch_size);
+  rig.worker->rewound_batch_size = 0;
+
+  /* time-reopen later, the throttle lets two of them through */
+  CU_ASSERT_EQUAL(insert_next(&rig), LTR_QUEUED);
+  CU_ASSERT_EQUAL(insert_next(&rig), LTR_QUEUED);
+  LogThreadedResult result = flush(&rig);
+  CU_ASSERT_TRUE(result == LTR_NOT_CONNECTED || rig.worker->batch_size < 2);
+
+  CU_ASSERT_EQUAL(insert_next(&rig), LTR_QUEUED);
+  CU_ASSERT_EQUAL(insert_next(&rig), LTR_QUEUED);
+  CU_ASSERT_EQUAL(flush(&rig), LTR_EXPLICIT_ACK_MGMT);
+  CU_ASSERT_EQUAL(rig.worker->batch_size, 0);
+  CU_ASSERT_EQUAL(log_queue_get_length(rig.queue), 0);
+  assert_file(path, "r0\nr1\nr2\nr3\n");
+  rig_free(&rig);
+  g_free(path);
+}
+
+/* throttle() paces the queue's reader: every message goes through the queue */
+static void
+test_direct_path_not_taken_with_throttle(void)
+{
+  gchar *path = tmp_path("throttled.log");
+  Rig rig = rig_new(path, "${MSG}\n");
+  rig.driver->super.super.throttle = 100;
+  rig_start(&rig);
+  Job *job = job_start(&rig);
+
+  job_deliver(job, "h", "t");
+  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->lane.n_records, 0);
+  job_run(job, JOB_END, NULL);
+  CU_ASSERT_EQUAL(log_queue_get_length(rig.queue), 1);
+  CU_ASSERT_EQUAL(insert_next(&rig), LTR_QUEUED);
+  CU_ASSERT_EQUAL(flush(&rig), LTR_EXPLICIT_ACK_MGMT);
+  assert_file(path, "t\n");
+
+  job_stop(job);
+  rig_free(&rig);
+  g_free(path);
+}
+
+/* a worker whose init fails (here: no such charset) is deinited as the
+ * framework does, without touching what was never set up */
+static void
+test_failed_worker_init_then_deinit(void)
+{
+  gchar *path = tmp_path("never.log");
+  Rig rig = rig_new(path, NULL);
+  g_free(rig.driver->encoding);
+  rig.driver->encoding = g_strdup("NO-SUCH-CHARSET-FOR-FASTDEST");
+
+  fastfile_dd_init_worker_options(rig.driver);
+  rig.worker = fastfile_worker_new(&rig.driver->super, 0, &rig.driver->worker_options);
+  rig.worker->queue = rig.queue;
+  rig.driver->super.workers = &rig.worker;
+  rig.driver->super.created_workers = 1;
+  CU_ASSERT_FALSE(rig.worker->init(rig.worker));
   rig_free(&rig);
   g_free(path);
 }
@@ -522,6 +992,8 @@ static int
 suite_init(void)
 {
   app_startup();
+  /* as the main loop sets it: the delivering jobs' threads have queue inputs of their own */
+  log_queue_set_max_threads(MAIN_LOOP_MAX_WORKER_THREADS);
   cfg = cfg_new_snippet();
   tmpdir = g_dir_make_tmp("fastfile-worker-XXXXXX", NULL);
   return tmpdir ? 0 : 1;
@@ -550,6 +1022,15 @@ static CU_TestInfo worker_tests[] =
   { "steady state does not grow buffers", test_steady_state_does_not_grow_buffers },
   { "insert takes the queued messages behind it", test_insert_takes_the_queued_messages_behind_it },
   { "a drained batch is rewound whole", test_drained_batch_is_rewound_whole },
+  { "direct: written at job end, acked after", test_direct_written_at_job_end_and_acked_after },
+  { "direct: acked by the delivering thread", test_direct_acked_by_the_delivering_thread },
+  { "direct: a failing file holds only its own", test_direct_failing_file_holds_only_its_own },
+  { "direct: a name that cannot be opened is dropped at once", test_direct_unopenable_name_dropped_at_once },
+  { "direct: torn record cut and requeued at deinit", test_direct_torn_record_cut_and_requeued_at_deinit },
+  { "direct: torn record not cut when the end is not ours", test_direct_torn_record_not_cut_when_the_end_is_not_ours },
+  { "direct path not taken with throttle()", test_direct_path_not_taken_with_throttle },
+  { "a flush during a partial replay makes progress", test_flush_during_a_partial_replay_makes_progress },
+  { "a failed worker init, then deinit", test_failed_worker_init_then_deinit },
   CU_TEST_INFO_NULL,
 };
 

@@ -1,0 +1,365 @@
+/*
+ * Copyright (c) 2026 fastdest authors
+ *
+ * This program is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License as published by the Free
+ * Software Foundation; either version 2 of the License, or (at your option)
+ * any later version.
+ *
+ * This program is distributed in the hope that it will be useful, but WITHOUT
+ * ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+ * FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License for
+ * more details.
+ *
+ * You should have received a copy of the GNU General Public License along
+ * with this program; if not, see <https://www.gnu.org/licenses/>.
+ */
+#include "fastfile-lane.h"
+#include "template/eval.h"
+#include "messages.h"
+
+#include <string.h>
+
+gboolean
+fastfile_lane_init(FastFileLane *self, const FastFileLaneOptions *options, GError **error)
+{
+  memset(self, 0, sizeof(*self));
+  if (!fastfile_formatter_init(&self->formatter, options->template, options->template_options,
+                               options->encoding, options->line_ending, error))
+    return FALSE;
+  self->formatter_ready = TRUE;
+
+  FastFileSetOptions files = options->files;
+  if (options->bom)
+    files.bom = fastfile_formatter_get_bom(&self->formatter, &files.bom_len);
+  fastfile_set_init(&self->files, &files);
+
+  self->filename = g_string_sized_new(256);
+  self->discarded = g_ptr_array_new();
+  self->filename_template = options->filename_template;
+  self->template_options = options->template_options;
+  if (options->filename_is_literal)
+    {
+      self->single_file = fastfile_set_lookup(&self->files, options->filename_template->template);
+      /* never reaped or freed: one reference for the lane's lifetime */
+      self->single_file->unacked++;
+    }
+  return TRUE;
+}
+
+void
+fastfile_lane_destroy(FastFileLane *self)
+{
+  /* the owner collected every held record first: none may leak its message */
+  for (guint i = 0; i < self->n_records; i++)
+    g_assert(!self->records[i].held);
+  if (self->formatter_ready)
+    fastfile_formatter_destroy(&self->formatter);
+  fastfile_set_destroy(&self->files);
+  if (self->filename)
+    g_string_free(self->filename, TRUE);
+  g_free(self->records);
+  if (self->discarded)
+    g_ptr_array_free(self->discarded, TRUE);
+  memset(self, 0, sizeof(*self));
+}
+
+/* names come from message fields a sender controls: at most one error a second */
+static void
+_report_refused_name(FastFileLane *self, const gchar *reason)
+{
+  gint64 now = g_get_monotonic_time() / G_USEC_PER_SEC;
+
+  if (now == self->refused_names.last_report)
+    {
+      self->refused_names.suppressed++;
+      return;
+    }
+  msg_error("fast-file(): refused file name, message dropped",
+            evt_tag_str("driver", self->files.options.driver_id),
+            evt_tag_str("path", self->filename->str),
+            evt_tag_str("reason", reason),
+            evt_tag_int("suppressed_since_last_report", self->refused_names.suppressed),
+            log_pipe_location_tag(self->files.options.owner));
+  self->refused_names.last_report = now;
+  self->refused_names.suppressed = 0;
+}
+
+static FastFileEntry *
+_resolve_entry(FastFileLane *self, LogMessage *msg, gint32 seq_num)
+{
+  if (self->single_file)
+    return self->single_file;
+
+  LogTemplateEvalOptions options = { (LogTemplateOptions *) self->template_options, LTZ_SEND, seq_num, NULL,
+                                     LM_VT_STRING
+                                   };
+  log_template_format(self->filename_template, msg, &options, self->filename);
+
+  const gchar *refused = NULL;
+  if (self->filename->len == 0)
+    refused = "empty file name";
+  else if (strlen(self->filename->str) != self->filename->len)
+    refused = "NUL byte in the file name";
+  else if (append_opener_is_spurious_path(self->filename->str))
+    refused = "spurious path";
+  if (refused)
+    {
+      _report_refused_name(self, refused);
+      return NULL;
+    }
+  return fastfile_set_lookup(&self->files, self->filename->str);
+}
+
+static void
+_push_record(FastFileLane *self, FastFileEntry *entry, LogMessage *held, FastFileRecordState state,
+             gboolean ack_needed)
+{
+  if (self->n_records == self->records_capacity)
+    {
+      self->records_capacity = MAX(self->records_capacity * 2, 64);
+      self->records = g_renew(FastFileRecord, self->records, self->records_capacity);
+    }
+  self->records[self->n_records++] = (FastFileRecord)
+  {
+    .entry = entry, .held = held, .state = state, .ack_needed = ack_needed
+  };
+  if (state == FASTFILE_RECORD_UNWRITTEN)
+    self->unwritten++;
+  else
+    self->settled++;
+}
+
+FastFileRecordState
+fastfile_lane_stage(FastFileLane *self, LogMessage *msg, gint32 seq_num, LogMessage *held, gboolean ack_needed,
+                    FastFileStaged *staged)
+{
+  FastFileEntry *entry = _resolve_entry(self, msg, seq_num);
+  FastFileRecordState state = FASTFILE_RECORD_DROPPED;
+
+  staged->len = 0;
+  staged->buffer_full = FALSE;
+  if (entry)
+    {
+      GString *data = batch_buffer_data(&entry->fill);
+      gsize before = data->len;
+
+      if (fastfile_formatter_append(&self->formatter, msg, seq_num, data))
+        {
+          batch_buffer_end_record(&entry->fill);
+          fastfile_set_mark_filled(&self->files, entry);
+          entry->unacked++;
+          staged->len = data->len - before;
+          staged->buffer_full = batch_buffer_is_full(&entry->fill);
+          self->staged_bytes += staged->len;
+          state = FASTFILE_RECORD_UNWRITTEN;
+        }
+      else
+        {
+          entry = NULL;
+          state = FASTFILE_RECORD_SKIPPED;
+        }
+    }
+  _push_record(self, entry, held, state, ack_needed);
+  return state;
+}
+
+static void
+_settle(FastFileLane *self, FastFileRecord *record, FastFileRecordState state)
+{
+  record->state = state;
+  self->unwritten--;
+  self->settled++;
+}
+
+/* the entries that give up their unwritten records this round */
+static gboolean
+_gives_up(FastFileEntry *entry, gint retries)
+{
+  if (entry->permanent_error)
+    return TRUE;
+  /* an orphan tail alone is not a record: it is retried until it is written */
+  if (batch_buffer_records(&entry->out) == (entry->orphan_head ? 1u : 0u) && !entry->in_filled)
+    return FALSE;
+  return retries > 0 && entry->attempts >= retries;
+}
+
+static void
+_log_exhausted(FastFileLane *self, FastFileEntry *entry, guint dropped)
+{
+  msg_error("fast-file(): retries exhausted, messages dropped",
+            evt_tag_str("driver", self->files.options.driver_id),
+            evt_tag_str("path", entry->path),
+            evt_tag_int("dropped", dropped),
+            evt_tag_int("attempts", entry->attempts),
+            evt_tag_int("errno", entry->last_errno),
+            evt_tag_str("error", entry->last_errno ? g_strerror(entry->last_errno) : ""),
+            log_pipe_location_tag(self->files.options.owner));
+}
+
+static guint
+_mark(FastFileLane *self, gboolean drop_all)
+{
+  guint dropped = 0;
+
+  for (guint i = 0; i < self->n_records; i++)
+    {
+      FastFileRecord *record = &self->records[i];
+
+      if (record->state != FASTFILE_RECORD_UNWRITTEN)
+        continue;
+
+      FastFileEntry *entry = record->entry;
+      /* an entry's records reach the disk in the order they arrived */
+      if (entry->done_records > 0)
+        {
+          entry->done_records--;
+          _settle(self, record, FASTFILE_RECORD_WRITTEN);
+        }
+      else if (drop_all || entry->discarding)
+        {
+          _settle(self, record, FASTFILE_RECORD_DROPPED);
+          dropped++;
+        }
+    }
+  return dropped;
+}
+
+static guint
+_discard_entries(FastFileLane *self, gint retries, gboolean all)
+{
+  GPtrArray *discarded = self->discarded;
+
+  g_ptr_array_set_size(discarded, 0);
+  for (GList *link = self->files.outgoing.head; link; link = link->next)
+    {
+      FastFileEntry *entry = link->data;
+
+      if (all || _gives_up(entry, retries))
+        g_ptr_array_add(discarded, entry);
+    }
+  /* a name refused at open never got its fill taken: it gives up as well */
+  for (GList *link = self->files.filled.head; link; link = link->next)
+    {
+      FastFileEntry *entry = link->data;
+
+      if (!entry->in_outgoing && (all || entry->permanent_error))
+        g_ptr_array_add(discarded, entry);
+    }
+
+  for (guint i = 0; i < discarded->len; i++)
+    {
+      FastFileEntry *entry = g_ptr_array_index(discarded, i);
+
+      entry->discard_count = fastfile_entry_discard_unwritten(&self->files, entry);
+      entry->discarding = TRUE;
+    }
+  return discarded->len;
+}
+
+static guint
+_attribute(FastFileLane *self, gint retries, gboolean all)
+{
+  guint discarded = _discard_entries(self, retries, all);
+  guint dropped = _mark(self, all);
+
+  for (guint i = 0; i < discarded; i++)
+    {
+      FastFileEntry *entry = g_ptr_array_index(self->discarded, i);
+
+      if (!entry->permanent_error && entry->discard_count)
+        _log_exhausted(self, entry, entry->discard_count);
+      entry->discarding = FALSE;
+      /* the next record for this name tries to open it again */
+      entry->permanent_error = FALSE;
+      entry->attempts = 0;
+    }
+  g_ptr_array_set_size(self->discarded, 0);
+  fastfile_set_forget_idle(&self->files);
+  return dropped;
+}
+
+guint
+fastfile_lane_attribute(FastFileLane *self, gint retries)
+{
+  return _attribute(self, retries, FALSE);
+}
+
+guint
+fastfile_lane_drop_unwritten(FastFileLane *self)
+{
+  return _attribute(self, 0, TRUE);
+}
+
+void
+fastfile_lane_count_queued(FastFileLane *self, guint *queued, guint *unwritten)
+{
+  *queued = *unwritten = 0;
+  for (guint i = 0; i < self->n_records; i++)
+    {
+      if (self->records[i].held)
+        continue;
+      (*queued)++;
+      if (self->records[i].state == FASTFILE_RECORD_UNWRITTEN)
+        (*unwritten)++;
+    }
+}
+
+guint
+fastfile_lane_collect_held(FastFileLane *self, FastFileRecord *buf, guint max)
+{
+  guint collected = 0, kept = 0;
+
+  if (self->settled == 0)
+    return 0;
+
+  for (guint i = 0; i < self->n_records; i++)
+    {
+      FastFileRecord *record = &self->records[i];
+
+      if (record->held && record->state != FASTFILE_RECORD_UNWRITTEN && collected < max)
+        {
+          buf[collected++] = *record;
+          if (record->entry)
+            fastfile_set_release_record(&self->files, record->entry);
+          continue;
+        }
+      self->records[kept++] = *record;
+    }
+  self->n_records = kept;
+  self->settled -= collected;
+  return collected;
+}
+
+guint
+fastfile_lane_settle_queued_run(FastFileLane *self, guint max, gboolean *acked)
+{
+  guint run = 0, kept = 0, i;
+
+  for (i = 0; i < self->n_records; i++)
+    {
+      FastFileRecord *record = &self->records[i];
+
+      if (!record->held)
+        {
+          if (run == max || record->state == FASTFILE_RECORD_UNWRITTEN)
+            break;
+          gboolean record_acked = record->state != FASTFILE_RECORD_DROPPED;
+          if (run == 0)
+            *acked = record_acked;
+          else if (record_acked != *acked)
+            break;
+          if (record->entry)
+            fastfile_set_release_record(&self->files, record->entry);
+          run++;
+          continue;
+        }
+      self->records[kept++] = *record;
+    }
+  if (run == 0)
+    return 0;
+  memmove(self->records + kept, self->records + i, (self->n_records - i) * sizeof(self->records[0]));
+  self->n_records -= run;
+  self->settled -= run;
+  return run;
+}

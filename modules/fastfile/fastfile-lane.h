@@ -1,0 +1,143 @@
+/*
+ * Copyright (c) 2026 fastdest authors
+ *
+ * This program is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License as published by the Free
+ * Software Foundation; either version 2 of the License, or (at your option)
+ * any later version.
+ *
+ * This program is distributed in the hope that it will be useful, but WITHOUT
+ * ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+ * FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License for
+ * more details.
+ *
+ * You should have received a copy of the GNU General Public License along
+ * with this program; if not, see <https://www.gnu.org/licenses/>.
+ */
+#ifndef FASTFILE_LANE_H_INCLUDED
+#define FASTFILE_LANE_H_INCLUDED
+
+#include "fastfile-files.h"
+#include "fastfile-format.h"
+#include "logmsg/logmsg.h"
+
+/*
+ * One lane of a fast-file() destination: the records not yet settled, in
+ * the order their messages arrived, and the files their bytes go to.
+ *
+ * Any thread stages a record (formats the message into its file's fill
+ * buffer) under the owner's lock (every function here expects it held,
+ * except where it says writer without lock); the lane's writer (the worker thread) takes
+ * the filled buffers, writes them outside the lock, then marks which records
+ * reached the disk.  A settled record is acknowledged (written), counted as
+ * dropped, or was skipped (an empty rendering, which file() does not write).
+ *
+ * Two kinds of records, one kind per lane:
+ *  - held records (the direct path): the lane holds a reference to the
+ *    message and an ack of it; each is settled on its own, whichever thread
+ *    collects it, as soon as its own file is done with it;
+ *  - queued records (the message waits in the LogQueue's backlog): settled
+ *    only in queue order, by the worker, through the backlog.
+ */
+typedef enum
+{
+  FASTFILE_RECORD_UNWRITTEN,  /* bytes in its file's fill or out */
+  FASTFILE_RECORD_WRITTEN,    /* on disk */
+  FASTFILE_RECORD_SKIPPED,    /* rendered empty: nothing to write (as file()) */
+  FASTFILE_RECORD_DROPPED,    /* refused name, name that cannot be opened, or retries exhausted */
+} FastFileRecordState;
+
+typedef struct _FastFileRecord
+{
+  FastFileEntry *entry;       /* NULL when there is nothing to write */
+  LogMessage *held;           /* held records: the message; NULL for queued records */
+  guint8 state;
+  guint8 ack_needed;
+} FastFileRecord;
+
+typedef struct _FastFileLaneOptions
+{
+  FastFileSetOptions files;
+  LogTemplate *filename_template;
+  gboolean filename_is_literal;
+  const LogTemplateOptions *template_options;
+  LogTemplate *template;              /* NULL: file()'s built-in format */
+  const gchar *encoding;
+  LineEnding line_ending;
+  gboolean bom;
+} FastFileLaneOptions;
+
+typedef struct _FastFileStaged
+{
+  gsize len;                          /* bytes formatted */
+  gboolean buffer_full;               /* buffer-size() reached: write it now */
+} FastFileStaged;
+
+typedef struct _FastFileLane
+{
+  FastFileSet files;
+  FastFileFormatter formatter;
+  gboolean formatter_ready;
+  FastFileEntry *single_file;         /* literal file name: no lookup per message */
+  GString *filename;                  /* scratch for templated file names */
+  LogTemplate *filename_template;
+  const LogTemplateOptions *template_options;
+
+  FastFileRecord *records;            /* not yet collected, in arrival order */
+  guint n_records;
+  guint records_capacity;
+  guint settled;                      /* records settled and not yet collected */
+  guint unwritten;                    /* records staged and not yet on disk */
+  gsize staged_bytes;                 /* bytes formatted since the writer last took them */
+  GPtrArray *discarded;               /* writer's scratch */
+
+  struct
+  {
+    gint64 last_report;
+    guint suppressed;
+  } refused_names;
+} FastFileLane;
+
+gboolean fastfile_lane_init(FastFileLane *self, const FastFileLaneOptions *options, GError **error);
+void fastfile_lane_destroy(FastFileLane *self);
+
+/* lock held: format msg into its file's fill buffer and record it (held:
+ * the lane takes over a reference and an ack of it, NULL for a queued
+ * record).  Returns the record's state: UNWRITTEN, or SKIPPED / DROPPED when
+ * there is nothing to write. */
+FastFileRecordState fastfile_lane_stage(FastFileLane *self, LogMessage *msg, gint32 seq_num, LogMessage *held,
+                                        gboolean ack_needed, FastFileStaged *staged);
+
+/* lock held: hand the filled buffers to the writer's side */
+static inline guint
+fastfile_lane_take(FastFileLane *self)
+{
+  self->staged_bytes = 0;
+  return fastfile_set_take(&self->files);
+}
+
+/* lock held: records that are queued (in the LogQueue's backlog) and their unwritten ones */
+void fastfile_lane_count_queued(FastFileLane *self, guint *queued, guint *unwritten);
+
+/* writer, lock held: after fastfile_set_write_all(), mark the records that
+ * reached the disk, and drop the records of every file that can never be
+ * opened or ran out of retries (retries: attempts in all, 0: never).
+ * Returns the number of records dropped. */
+guint fastfile_lane_attribute(FastFileLane *self, gint retries);
+/* writer, lock held: give up on every unwritten record (retries exhausted
+ * for all); returns the number dropped */
+guint fastfile_lane_drop_unwritten(FastFileLane *self);
+
+/* lock held: move up to max settled held records into buf (any order of
+ * files, arrival order per file), releasing their entries; the caller acks
+ * them after unlocking */
+guint fastfile_lane_collect_held(FastFileLane *self, FastFileRecord *buf, guint max);
+
+/* queued records, writer, lock held: remove the first run of settled queued
+ * records at the head of the queue (held records between them stay) with the
+ * same outcome, at most max records (those popped from the queue so far).  *acked: the run is acknowledged (written,
+ * or skipped as file() skips an empty line), else counted as dropped.
+ * Returns the length of the run; 0 when the head is not settled. */
+guint fastfile_lane_settle_queued_run(FastFileLane *self, guint max, gboolean *acked);
+
+#endif
