@@ -28,6 +28,12 @@
  * line exactly, in any order (workers, several files), and finds missing,
  * duplicated and damaged lines without keeping a copy of the expected output.
  *
+ * With --connections K (K > 1) the messages go over K concurrent connections:
+ * connection i sends the messages with seq % K == i, in ascending order, and
+ * names itself "host<i>" (fixed width) in the header, so a templated file name
+ * (${HOST}) gives one file per connection and every line tells which
+ * connection sent it.  With one connection the host is "host", as before.
+ *
  * With --kv the text after seq= carries nine more name=value pairs (kv-parser
  * turns them into the ten pairs bench/hotpath's structured-event rows use):
  *
@@ -37,13 +43,18 @@
  * Modes:
  *   feeder [opts] --socket PATH [--wait-go]  stream into a unix-stream socket
  *   feeder [opts] --dump FILE [--strip-pri]  write the same lines to a file
- *   feeder [opts] --verify [--utf16le] [--crlf] [--program-in-name] FILE...
- * opts: -n COUNT -s SIZE -p PROGRAMS -c CHUNK
+ *   feeder [opts] --verify [--utf16le] [--crlf] [--program-in-name]
+ *                          [--host-in-name] [--ordered] FILE...
+ * opts: -n COUNT -s SIZE -p PROGRAMS -c CHUNK -k CONNECTIONS
+ *
+ * --ordered: within each file, the lines of each connection must come in
+ * ascending sequence order (syslog-ng keeps the order of one connection).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +77,8 @@ typedef struct
   size_t chunk;
   int prog_width;
   int kv;
+  unsigned connections;
+  int host_width;
 } FeederOptions;
 
 /* the longest pair text --kv appends after seq= */
@@ -88,11 +101,29 @@ die(const char *what)
   exit(2);
 }
 
-/* header length without PRI, identical for every seq thanks to fixed-width program numbers */
+/* header length without PRI, identical for every seq thanks to fixed-width program and host numbers */
 static size_t
 header_len(const FeederOptions *self)
 {
-  return strlen("Nov 30 05:00:00 host prog[123]: ") + self->prog_width + strlen("seq=") + SEQ_DIGITS + 1;
+  return strlen("Nov 30 05:00:00 host prog[123]: ") + self->host_width + self->prog_width + strlen("seq=")
+         + SEQ_DIGITS + 1;
+}
+
+/* the connection that sends message seq */
+static unsigned
+connection_of(const FeederOptions *self, uint64_t seq)
+{
+  return (unsigned)(seq % self->connections);
+}
+
+/* "host" with one connection (the messages of earlier runs), "host<i>" with several */
+static void
+format_host(const FeederOptions *self, unsigned connection, char *out, size_t out_size)
+{
+  if (self->connections == 1)
+    snprintf(out, out_size, "host");
+  else
+    snprintf(out, out_size, "host%0*u", self->host_width, connection);
 }
 
 /*
@@ -102,13 +133,14 @@ header_len(const FeederOptions *self)
 static size_t
 format_message(const FeederOptions *self, uint64_t seq, int with_pri, char *out)
 {
-  size_t pri_len = with_pri ? strlen(PRI) : 0;
   size_t total = self->size - (with_pri ? 0 : strlen(PRI));
-  int n = snprintf(out, total, "%sNov 30 05:00:00 host prog%0*u[123]: seq=%0*llu ", with_pri ? PRI : "",
+  char host[32];
+
+  format_host(self, connection_of(self, seq), host, sizeof(host));
+  int n = snprintf(out, total, "%sNov 30 05:00:00 %s prog%0*u[123]: seq=%0*llu ", with_pri ? PRI : "", host,
                    self->prog_width, (unsigned)(seq % self->programs), SEQ_DIGITS, (unsigned long long) seq);
   size_t pos = (size_t) n;
 
-  (void) pri_len;
   if (self->kv)
     {
       unsigned i = (unsigned) seq;
@@ -124,17 +156,25 @@ format_message(const FeederOptions *self, uint64_t seq, int with_pri, char *out)
   return total;
 }
 
+/* how many of the messages connection sends */
+static uint64_t
+connection_count(const FeederOptions *self, unsigned connection)
+{
+  return self->count / self->connections + (connection < self->count % self->connections ? 1 : 0);
+}
+
+/* n messages from seq first on, every step-th, in ascending order */
 static char *
-generate(const FeederOptions *self, int with_pri, size_t *len)
+generate(const FeederOptions *self, uint64_t first, uint64_t step, uint64_t n, int with_pri, size_t *len)
 {
   size_t line = self->size - (with_pri ? 0 : strlen(PRI));
-  size_t total = line * self->count;
+  size_t total = line * n;
   char *buf = malloc(total ? total : 1);
 
   if (!buf)
     die("malloc");
-  for (uint64_t seq = 0; seq < self->count; seq++)
-    format_message(self, seq, with_pri, buf + seq * line);
+  for (uint64_t i = 0; i < n; i++)
+    format_message(self, first + i * step, with_pri, buf + i * line);
   *len = total;
   return buf;
 }
@@ -158,31 +198,70 @@ write_all(int fd, const char *buf, size_t len, size_t chunk)
     }
 }
 
-static int
-run_socket(const FeederOptions *self, const char *path, int wait_go)
+typedef struct
 {
+  int fd;
+  char *buf;
   size_t len;
-  char *buf = generate(self, 1, &len);
+  size_t chunk;
+  pthread_t thread;
+} Connection;
+
+static void *
+connection_thread(void *arg)
+{
+  Connection *conn = arg;
+
+  write_all(conn->fd, conn->buf, conn->len, conn->chunk);
+  return NULL;
+}
+
+static int
+connect_socket(const char *path)
+{
   struct sockaddr_un sun = { .sun_family = AF_UNIX };
   int fd = socket(AF_UNIX, SOCK_STREAM, 0);
   int sndbuf = 4 * 1024 * 1024;
-  char line[64];
 
   if (fd < 0)
     die("socket");
-  if (strlen(path) >= sizeof(sun.sun_path))
-    {
-      fprintf(stderr, "socket path too long: %s\n", path);
-      return 2;
-    }
   strcpy(sun.sun_path, path);
   /* a deep socket buffer keeps the daemon fed while we are descheduled */
   if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) < 0)
     setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
   if (connect(fd, (struct sockaddr *) &sun, sizeof(sun)) < 0)
     die("connect");
+  return fd;
+}
 
-  printf("READY %zu\n", len);
+/*
+ * Every connection is open and its messages are generated before READY; after
+ * GO each connection writes from a thread of its own (one connection: from the
+ * main thread), and DONE comes when all of them have written everything.
+ */
+static int
+run_socket(const FeederOptions *self, const char *path, int wait_go)
+{
+  Connection *conns = calloc(self->connections, sizeof(Connection));
+  size_t total = 0;
+  char line[64];
+
+  if (!conns)
+    die("calloc");
+  if (strlen(path) >= sizeof(((struct sockaddr_un *) NULL)->sun_path))
+    {
+      fprintf(stderr, "socket path too long: %s\n", path);
+      return 2;
+    }
+  for (unsigned i = 0; i < self->connections; i++)
+    {
+      conns[i].buf = generate(self, i, self->connections, connection_count(self, i), 1, &conns[i].len);
+      conns[i].chunk = self->chunk;
+      conns[i].fd = connect_socket(path);
+      total += conns[i].len;
+    }
+
+  printf("READY %zu\n", total);
   fflush(stdout);
   if (wait_go && !fgets(line, sizeof(line), stdin))
     return 2;
@@ -190,19 +269,40 @@ run_socket(const FeederOptions *self, const char *path, int wait_go)
   uint64_t start = now_ns();
   printf("START %llu\n", (unsigned long long) start);
   fflush(stdout);
-  write_all(fd, buf, len, self->chunk);
+  if (self->connections == 1)
+    {
+      connection_thread(&conns[0]);
+    }
+  else
+    {
+      for (unsigned i = 0; i < self->connections; i++)
+        {
+          int rc = pthread_create(&conns[i].thread, NULL, connection_thread, &conns[i]);
+          if (rc != 0)
+            {
+              errno = rc;
+              die("pthread_create");
+            }
+        }
+      for (unsigned i = 0; i < self->connections; i++)
+        pthread_join(conns[i].thread, NULL);
+    }
   uint64_t end = now_ns();
   double secs = (end - start) / 1e9;
   printf("DONE %llu elapsed=%.6f msgs=%llu bytes=%zu msgs_per_s=%.0f\n", (unsigned long long) end, secs,
-         (unsigned long long) self->count, len, secs > 0 ? self->count / secs : 0.0);
+         (unsigned long long) self->count, total, secs > 0 ? self->count / secs : 0.0);
   fflush(stdout);
 
-  /* keep the connection open until told, so that no EOF handling races the measurement */
+  /* keep the connections open until told, so that no EOF handling races the measurement */
   if (wait_go)
     while (fgets(line, sizeof(line), stdin))
       ;
-  close(fd);
-  free(buf);
+  for (unsigned i = 0; i < self->connections; i++)
+    {
+      close(conns[i].fd);
+      free(conns[i].buf);
+    }
+  free(conns);
   return 0;
 }
 
@@ -210,7 +310,7 @@ static int
 run_dump(const FeederOptions *self, const char *path, int strip_pri)
 {
   size_t len;
-  char *buf = generate(self, !strip_pri, &len);
+  char *buf = generate(self, 0, 1, self->count, !strip_pri, &len);
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
   if (fd < 0)
@@ -241,21 +341,28 @@ fnv1a(const char *p, size_t len)
 
 typedef struct
 {
-  uint64_t lines, ok, bad, dup, out_of_range, wrong_file, unterminated;
+  int utf16le, crlf, program_in_name, host_in_name, ordered;
+} VerifyOptions;
+
+typedef struct
+{
+  uint64_t lines, ok, bad, dup, out_of_range, wrong_file, out_of_order, unterminated;
   uint64_t sum;
   uint8_t *seen;
+  /* per connection: the sequence number of its last line in the file being read, -1 before its first */
+  int64_t *last_seq;
 } VerifyState;
 
 static void
 report_bad(VerifyState *st, const char *file, uint64_t lineno, const char *why, const char *p, size_t len)
 {
-  if (st->bad + st->dup + st->out_of_range + st->wrong_file < 5)
+  if (st->bad + st->dup + st->out_of_range + st->wrong_file + st->out_of_order < 5)
     fprintf(stderr, "%s:%llu: %s: %.*s\n", file, (unsigned long long) lineno, why, (int)(len > 120 ? 120 : len), p);
 }
 
 static void
-verify_buffer(const FeederOptions *self, VerifyState *st, const char *file, const char *data, size_t len, int crlf,
-              int program_in_name, char *expected)
+verify_buffer(const FeederOptions *self, VerifyState *st, const char *file, const char *data, size_t len,
+              const VerifyOptions *opts, char *expected)
 {
   const char *base = strrchr(file, '/');
   const char *p = data, *end = data + len;
@@ -276,7 +383,7 @@ verify_buffer(const FeederOptions *self, VerifyState *st, const char *file, cons
         }
       l = nl - p;
       st->lines++;
-      if (crlf)
+      if (opts->crlf)
         {
           if (l == 0 || p[l - 1] != '\r')
             {
@@ -320,18 +427,30 @@ verify_buffer(const FeederOptions *self, VerifyState *st, const char *file, cons
             }
           else
             {
-              char prog[32];
+              char prog[32], host[32];
+              unsigned conn = connection_of(self, seq);
+
               snprintf(prog, sizeof(prog), "prog%0*u", self->prog_width, (unsigned)(seq % self->programs));
-              if (program_in_name && !strstr(base, prog))
+              format_host(self, conn, host, sizeof(host));
+              if ((opts->program_in_name && !strstr(base, prog)) || (opts->host_in_name && !strstr(base, host)))
                 {
                   st->wrong_file++;
                   report_bad(st, file, lineno, "line in the wrong file", p, l);
+                }
+              else if (opts->ordered && (int64_t) seq < st->last_seq[conn])
+                {
+                  /* counted once per step back; the line itself is there */
+                  st->out_of_order++;
+                  report_bad(st, file, lineno, "out of order (an earlier line of its connection comes later)", p, l);
+                  st->seen[seq] = 1;
+                  st->ok++;
                 }
               else
                 {
                   st->seen[seq] = 1;
                   st->ok++;
                 }
+              st->last_seq[conn] = (int64_t) seq;
             }
         }
       p = nl + 1;
@@ -339,14 +458,15 @@ verify_buffer(const FeederOptions *self, VerifyState *st, const char *file, cons
 }
 
 static int
-run_verify(const FeederOptions *self, int argc, char **argv, int utf16le, int crlf, int program_in_name)
+run_verify(const FeederOptions *self, int argc, char **argv, const VerifyOptions *opts)
 {
   VerifyState st = { 0 };
   char *expected = malloc(self->size);
   uint64_t expected_sum = 0;
 
   st.seen = calloc(self->count ? self->count : 1, 1);
-  if (!st.seen || !expected)
+  st.last_seq = calloc(self->connections, sizeof(int64_t));
+  if (!st.seen || !st.last_seq || !expected)
     die("malloc");
 
   for (int i = 0; i < argc; i++)
@@ -368,7 +488,7 @@ run_verify(const FeederOptions *self, int argc, char **argv, int utf16le, int cr
       if (data == MAP_FAILED)
         die("mmap");
       text = data;
-      if (utf16le)
+      if (opts->utf16le)
         {
           /* the messages are ASCII: every UTF-16LE code unit is <byte, 0> */
           if (len % 2)
@@ -388,7 +508,10 @@ run_verify(const FeederOptions *self, int argc, char **argv, int utf16le, int cr
             }
           len /= 2;
         }
-      verify_buffer(self, &st, argv[i], text, len, crlf, program_in_name, expected);
+      /* the order is kept per connection within one file */
+      for (unsigned c = 0; c < self->connections; c++)
+        st.last_seq[c] = -1;
+      verify_buffer(self, &st, argv[i], text, len, opts, expected);
       if (text != data)
         free(text);
       munmap(data, sb.st_size);
@@ -400,14 +523,16 @@ run_verify(const FeederOptions *self, int argc, char **argv, int utf16le, int cr
 
   uint64_t missing = self->count - st.ok;
   int pass = missing == 0 && st.bad == 0 && st.dup == 0 && st.out_of_range == 0 && st.wrong_file == 0
-             && st.unterminated == 0 && st.lines == self->count && st.sum == expected_sum;
+             && st.out_of_order == 0 && st.unterminated == 0 && st.lines == self->count && st.sum == expected_sum;
   printf("VERIFY %s lines=%llu expected=%llu ok=%llu missing=%llu dup=%llu bad=%llu out_of_range=%llu "
-         "wrong_file=%llu unterminated=%llu checksum=%016llx expected_checksum=%016llx\n",
+         "wrong_file=%llu out_of_order=%llu unterminated=%llu checksum=%016llx expected_checksum=%016llx\n",
          pass ? "PASS" : "FAIL", (unsigned long long) st.lines, (unsigned long long) self->count,
          (unsigned long long) st.ok, (unsigned long long) missing, (unsigned long long) st.dup,
          (unsigned long long) st.bad, (unsigned long long) st.out_of_range, (unsigned long long) st.wrong_file,
-         (unsigned long long) st.unterminated, (unsigned long long) st.sum, (unsigned long long) expected_sum);
+         (unsigned long long) st.out_of_order, (unsigned long long) st.unterminated, (unsigned long long) st.sum,
+         (unsigned long long) expected_sum);
   free(st.seen);
+  free(st.last_seq);
   free(expected);
   return pass ? 0 : 1;
 }
@@ -416,21 +541,24 @@ static void
 usage(void)
 {
   fprintf(stderr,
-          "usage: feeder [-n COUNT] [-s SIZE] [-p PROGRAMS] [-c CHUNK] MODE\n"
+          "usage: feeder [-n COUNT] [-s SIZE] [-p PROGRAMS] [-c CHUNK] [-k CONNECTIONS] MODE\n"
           "  --socket PATH [--wait-go]   stream the messages into a unix-stream socket\n"
+          "  --connections K             over K concurrent connections (host<i>: seq %% K == i)\n"
           "  --kv                        ten name=value pairs in each message (size >= 180)\n"
           "  --dump FILE [--strip-pri]   write them to a file (without <13>: the default file() output)\n"
-          "  --verify [--utf16le] [--crlf] [--program-in-name] FILE...\n"
-          "                              check output files hold every message exactly once\n");
+          "  --verify [--utf16le] [--crlf] [--program-in-name] [--host-in-name] [--ordered] FILE...\n"
+          "                              check output files hold every message exactly once\n"
+          "                              (--ordered: each connection's lines ascending within a file)\n");
   exit(2);
 }
 
 int
 main(int argc, char **argv)
 {
-  FeederOptions self = { .count = 1000000, .size = 100, .programs = 100, .chunk = 256 * 1024 };
+  FeederOptions self = { .count = 1000000, .size = 100, .programs = 100, .chunk = 256 * 1024, .connections = 1 };
+  VerifyOptions verify_opts = { 0 };
   const char *socket_path = NULL, *dump_path = NULL;
-  int verify = 0, wait_go = 0, strip_pri = 0, utf16le = 0, crlf = 0, program_in_name = 0;
+  int verify = 0, wait_go = 0, strip_pri = 0;
   static const struct option longopts[] =
   {
     { "count", required_argument, NULL, 'n' },
@@ -446,11 +574,14 @@ main(int argc, char **argv)
     { "crlf", no_argument, NULL, 'l' },
     { "program-in-name", no_argument, NULL, 'P' },
     { "kv", no_argument, NULL, 'K' },
+    { "connections", required_argument, NULL, 'k' },
+    { "host-in-name", no_argument, NULL, 'H' },
+    { "ordered", no_argument, NULL, 'O' },
     { NULL, 0, NULL, 0 }
   };
   int c;
 
-  while ((c = getopt_long(argc, argv, "n:s:p:c:", longopts, NULL)) != -1)
+  while ((c = getopt_long(argc, argv, "n:s:p:c:k:", longopts, NULL)) != -1)
     switch (c)
       {
       case 'n':
@@ -481,13 +612,22 @@ main(int argc, char **argv)
         strip_pri = 1;
         break;
       case 'u':
-        utf16le = 1;
+        verify_opts.utf16le = 1;
         break;
       case 'l':
-        crlf = 1;
+        verify_opts.crlf = 1;
         break;
       case 'P':
-        program_in_name = 1;
+        verify_opts.program_in_name = 1;
+        break;
+      case 'H':
+        verify_opts.host_in_name = 1;
+        break;
+      case 'O':
+        verify_opts.ordered = 1;
+        break;
+      case 'k':
+        self.connections = (unsigned) strtoul(optarg, NULL, 10);
         break;
       case 'K':
         self.kv = 1;
@@ -495,9 +635,10 @@ main(int argc, char **argv)
       default:
         usage();
       }
-  if (self.programs == 0 || self.chunk == 0)
+  if (self.programs == 0 || self.chunk == 0 || self.connections == 0 || self.connections > 1000)
     usage();
   self.prog_width = snprintf(NULL, 0, "%u", self.programs - 1);
+  self.host_width = self.connections > 1 ? snprintf(NULL, 0, "%u", self.connections - 1) : 0;
   if (self.size < strlen(PRI) + header_len(&self) + 2 + (self.kv ? KV_MAX_LEN : 0))
     {
       fprintf(stderr, "--size must be at least %zu\n", strlen(PRI) + header_len(&self) + 2 + (self.kv ? KV_MAX_LEN : 0));
@@ -509,7 +650,7 @@ main(int argc, char **argv)
   if (dump_path)
     return run_dump(&self, dump_path, strip_pri);
   if (verify)
-    return run_verify(&self, argc - optind, argv + optind, utf16le, crlf, program_in_name);
+    return run_verify(&self, argc - optind, argv + optind, &verify_opts);
   usage();
   return 2;
 }
