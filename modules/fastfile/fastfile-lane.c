@@ -113,7 +113,7 @@ _resolve_entry(FastFileLane *self, LogMessage *msg, gint32 seq_num)
 
 static void
 _push_record(FastFileLane *self, FastFileEntry *entry, LogMessage *held, FastFileRecordState state,
-             gboolean ack_needed)
+             gboolean ack_needed, gsize size)
 {
   if (self->n_records == self->records_capacity)
     {
@@ -122,7 +122,7 @@ _push_record(FastFileLane *self, FastFileEntry *entry, LogMessage *held, FastFil
     }
   self->records[self->n_records++] = (FastFileRecord)
   {
-    .entry = entry, .held = held, .state = state, .ack_needed = ack_needed
+    .entry = entry, .held = held, .state = state, .ack_needed = ack_needed, .size = (guint32) MIN(size, G_MAXUINT32)
   };
   if (state == FASTFILE_RECORD_UNWRITTEN)
     self->unwritten++;
@@ -132,7 +132,7 @@ _push_record(FastFileLane *self, FastFileEntry *entry, LogMessage *held, FastFil
 
 FastFileRecordState
 fastfile_lane_stage(FastFileLane *self, LogMessage *msg, gint32 seq_num, LogMessage *held, gboolean ack_needed,
-                    FastFileStaged *staged)
+                    gsize size, FastFileStaged *staged)
 {
   FastFileEntry *entry = _resolve_entry(self, msg, seq_num);
   FastFileRecordState state = FASTFILE_RECORD_DROPPED;
@@ -160,7 +160,7 @@ fastfile_lane_stage(FastFileLane *self, LogMessage *msg, gint32 seq_num, LogMess
           state = FASTFILE_RECORD_SKIPPED;
         }
     }
-  _push_record(self, entry, held, state, ack_needed);
+  _push_record(self, entry, held, state, ack_needed, size);
   return state;
 }
 

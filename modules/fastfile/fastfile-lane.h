@@ -53,6 +53,7 @@ typedef struct _FastFileRecord
   LogMessage *held;           /* held records: the message; NULL for queued records */
   guint8 state;
   guint8 ack_needed;
+  guint32 size;               /* held records: the message's size, for the queue's memory_usage */
 } FastFileRecord;
 
 typedef struct _FastFileLaneOptions
@@ -106,7 +107,7 @@ void fastfile_lane_destroy(FastFileLane *self);
  * record).  Returns the record's state: UNWRITTEN, or SKIPPED / DROPPED when
  * there is nothing to write. */
 FastFileRecordState fastfile_lane_stage(FastFileLane *self, LogMessage *msg, gint32 seq_num, LogMessage *held,
-                                        gboolean ack_needed, FastFileStaged *staged);
+                                        gboolean ack_needed, gsize size, FastFileStaged *staged);
 
 /* lock held: hand the filled buffers to the writer's side */
 static inline guint

@@ -61,7 +61,7 @@ _settle_held(FastFileWorker *self, FastFileRecord *records, guint n)
 
       path_options.ack_needed = records[i].ack_needed;
       dropped += records[i].state == FASTFILE_RECORD_DROPPED;
-      memory += log_msg_get_size(records[i].held);
+      memory += records[i].size;
       log_msg_ack(records[i].held, &path_options, AT_PROCESSED);
       log_msg_unref(records[i].held);
     }
@@ -328,13 +328,33 @@ _count_overflow(FastFileWorker *self)
             log_pipe_location_tag(_driver_pipe(self)));
 }
 
+/* the driver's own accounting, as for a queued message; the caller's
+ * reference and ack are either held here (kept) or let go of */
+static void
+_account_delivery(FastFileWorker *self, LogMessage *msg, const LogPathOptions *path_options, gboolean kept)
+{
+  LogThreadedDestDriver *owner = self->super.owner;
+
+  stats_counter_inc(owner->processed_messages);
+  if (kept)
+    {
+      /* what log_dest_driver_queue_method() counts, without forwarding what we keep */
+      stats_counter_inc(owner->super.super.processed_group_messages);
+      stats_counter_inc(owner->super.queued_global_messages);
+      return;
+    }
+  log_dest_driver_queue_method(_driver_pipe(self), msg, path_options);
+}
+
 gboolean
-fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOptions *path_options)
+fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOptions *path_options, gint thread_id)
 {
   LogThreadedDestDriver *owner = self->super.owner;
   LogPathOptions local_options;
-  gint thread_id = main_loop_worker_get_thread_id();
   gboolean in_job = thread_id >= 0 && thread_id < MAIN_LOOP_MAX_WORKER_THREADS;
+  /* with nothing after the driver the caller's reference and ack are let go
+   * of right away: hold those instead of taking new ones */
+  gboolean keep = _driver_pipe(self)->pipe_next == NULL;
   gboolean post = FALSE;
   FastFileStaged staged;
   ScratchBuffersMarker mark;
@@ -353,10 +373,16 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
         {
           g_mutex_unlock(&self->lock);
           _count_overflow(self);
-          goto forward;
+          _account_delivery(self, msg, path_options, FALSE);
+          return TRUE;
         }
     }
-  log_msg_add_ack(msg, path_options);
+  LogMessage *held = msg;
+  if (!keep)
+    {
+      log_msg_add_ack(msg, path_options);
+      held = log_msg_ref(msg);
+    }
 
   /* the framework's numbering, for $SEQNUM; a queued record that the worker
    * inserts at the same time steps it without atomics (one worker), which
@@ -369,13 +395,14 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
   gboolean templates = self->lane.formatter.template || !self->lane.single_file;
   if (templates)
     scratch_buffers_mark(&mark);
-  FastFileRecordState state = fastfile_lane_stage(&self->lane, msg, seq_num, log_msg_ref(msg),
-                              path_options->ack_needed, &staged);
+  gsize size = log_msg_get_size(msg);
+  FastFileRecordState state = fastfile_lane_stage(&self->lane, msg, seq_num, held, path_options->ack_needed,
+                              size, &staged);
   if (templates)
     scratch_buffers_reclaim_marked(mark);
 
   self->direct.queued++;
-  self->direct.queued_memory += log_msg_get_size(msg);
+  self->direct.queued_memory += size;
   if (state == FASTFILE_RECORD_UNWRITTEN)
     {
       if (self->direct.staged_records++ == 0)
@@ -403,10 +430,7 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
     iv_event_post(&self->wakeup_event);
   if (staged.len)
     log_threaded_dest_driver_insert_msg_length_stats(owner, staged.len);
-forward:
-  /* the driver's own accounting, as for a queued message; it lets go of the caller's reference */
-  stats_counter_inc(owner->processed_messages);
-  log_dest_driver_queue_method(_driver_pipe(self), msg, path_options);
+  _account_delivery(self, msg, path_options, keep);
   return TRUE;
 }
 
@@ -454,7 +478,7 @@ _insert_one(FastFileWorker *self, LogMessage *msg)
     }
 
   g_mutex_lock(&self->lock);
-  fastfile_lane_stage(&self->lane, msg, self->super.seq_num, NULL, FALSE, &staged);
+  fastfile_lane_stage(&self->lane, msg, self->super.seq_num, NULL, FALSE, 0, &staged);
   g_mutex_unlock(&self->lock);
 
   if (staged.len)
@@ -652,7 +676,7 @@ _requeue_unwritten_locked(FastFileWorker *self)
         continue;
       path_options.ack_needed = record->ack_needed;
       path_options.flow_control_requested = record->ack_needed;
-      memory += log_msg_get_size(record->held);
+      memory += record->size;
       /* the queue takes over our reference and our ack */
       log_queue_push_head(self->super.queue, record->held, &path_options);
       record->held = NULL;

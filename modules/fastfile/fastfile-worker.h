@@ -97,9 +97,11 @@ typedef struct _FastFileWorker
 LogThreadedDestWorker *fastfile_worker_new(LogThreadedDestDriver *owner, gint worker_index,
     const FastFileWorkerOptions *options);
 
-/* the direct path, on the thread delivering msg (the driver's queue()):
- * FALSE when this worker does not take it (not running): queue it then */
-gboolean fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOptions *path_options);
+/* the direct path, on the thread delivering msg (the driver's queue(); its
+ * main loop thread id): FALSE when this worker does not take it (not
+ * running): queue it then */
+gboolean fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOptions *path_options,
+                               gint thread_id);
 
 /* this worker's thread: write what delivering threads asked for and settle
  * it (what its wakeup event runs) */

@@ -190,7 +190,7 @@ _queue(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
   if (n > 0)
     {
       guint index = thread_id >= 0 ? (guint) thread_id : (guint) g_atomic_int_add(&self->next_worker, 1);
-      if (fastfile_worker_queue((FastFileWorker *) self->super.workers[index % n], msg, path_options))
+      if (fastfile_worker_queue((FastFileWorker *) self->super.workers[index % n], msg, path_options, thread_id))
         return;
     }
   self->queue_in_framework(s, msg, path_options);

@@ -724,6 +724,46 @@ test_direct_acked_by_the_delivering_thread(void)
   g_free(path);
 }
 
+static gint forwarded;
+
+static void
+count_forwarded(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
+{
+  forwarded++;
+  log_msg_drop(msg, path_options, AT_PROCESSED);
+}
+
+/* in destination { fast-file(...); file(...); } the message goes on to the
+ * next driver at once; fast-file() takes a reference and an ack of its own */
+static void
+test_direct_forwards_to_the_next_driver(void)
+{
+  gchar *path = tmp_path("direct-next.log");
+  Rig rig = rig_new(path, "${MSG}\n");
+  LogPipe *next = log_pipe_new(cfg);
+  next->queue = count_forwarded;
+  next->flags |= PIF_INITIALIZED;
+  log_pipe_append(&rig.driver->super.super.super.super, next);
+  rig_start(&rig);
+  Job *job = job_start(&rig);
+  acked = forwarded = 0;
+
+  job_deliver(job, "h", "n0");
+  job_deliver(job, "h", "n1");
+  CU_ASSERT_EQUAL(forwarded, 2);
+  job_run(job, JOB_END, NULL);
+  /* the next driver let go of its ack: only fast-file()'s is outstanding */
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 0);
+  worker_writes(&rig);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 2);
+  assert_file(path, "n0\nn1\n");
+
+  job_stop(job);
+  rig_free(&rig);
+  log_pipe_unref(next);
+  g_free(path);
+}
+
 /* one file failing (/dev/full: ENOSPC) holds neither the writes nor the acks
  * of the others; its record is retried, then dropped after retries(3) */
 static void
@@ -1024,6 +1064,7 @@ static CU_TestInfo worker_tests[] =
   { "a drained batch is rewound whole", test_drained_batch_is_rewound_whole },
   { "direct: written at job end, acked after", test_direct_written_at_job_end_and_acked_after },
   { "direct: acked by the delivering thread", test_direct_acked_by_the_delivering_thread },
+  { "direct: forwards to the next driver", test_direct_forwards_to_the_next_driver },
   { "direct: a failing file holds only its own", test_direct_failing_file_holds_only_its_own },
   { "direct: a name that cannot be opened is dropped at once", test_direct_unopenable_name_dropped_at_once },
   { "direct: torn record cut and requeued at deinit", test_direct_torn_record_cut_and_requeued_at_deinit },
