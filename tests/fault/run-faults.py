@@ -492,6 +492,74 @@ def huge(row, w):
     row.note = "each record byte-exact, %d bytes" % (len(lines[0].split(b": ", 1)[1]) + 1)
 
 
+@case("fast-file", "one hostile message among good ones: a 255-character $HOST (ENAMETOOLONG) among 2,000 good")
+def hostile_among_good(row, w):
+    n_good = 2000
+    os.mkdir(os.path.join(w, "h"))
+    cfg = """
+options { stats-level(1); keep-hostname(yes); };
+source s_in { unix-stream("%(w)s/in.sock" flags(expect-hostname) max-connections(1) log-iw-size(20000)); };
+destination d_fast { fast-file("%(w)s/h/${HOST}.log" template("${MSG}\\n") time-reopen(60)); };
+log { source(s_in); destination(d_fast); flags(flow-control); };
+""" % {"w": w}
+    hostile = b"<13>Nov 30 05:00:00 " + b"a" * 255 + b" prog[1]: seq=99999999 hostile x"
+    good = [b"<13>Nov 30 05:00:00 good prog[1]: seq=%08d %s" % (i, b"x" * 60) for i in range(n_good)]
+    lines = good[:n_good // 2] + [hostile] + good[n_good // 2:]
+    with fdharness.SyslogNg(cfg, workdir=w) as sng:
+        start = time.monotonic()
+        send_chunked(os.path.join(w, "in.sock"), lines)
+        done = fdharness.wait_until(lambda: ff_stat(sng, "written") >= n_good, 2)
+        took = time.monotonic() - start
+        row.check(done, "the good messages were not all written within 2 s (%d of %d)"
+                  % (ff_stat(sng, "written"), n_good))
+        row.check(fdharness.wait_until(lambda: ff_stat(sng, "dropped") == 1, 10), "the hostile message was not dropped")
+        row.dropped = ff_stat(sng, "dropped")
+        logged = "can never be opened" in sng.output() and "d_fast#0" in sng.output()
+        row.check(logged, "no error naming the destination")
+    seqs, torn = read_seqs(os.path.join(w, "h", "good.log"))
+    fill_from_seqs(row, seqs, torn, n_good)
+    row.sent = n_good + 1
+    row.allow_drops = True
+    row.note = ("the %d good messages written in %.2f s; the hostile one dropped at once and counted, "
+                "its ENAMETOOLONG logged naming the destination" % (n_good, took))
+
+
+@case("fast-file", "10 MiB messages under a 512 MiB address-space limit (prlimit --as)")
+def huge_under_memory_limit(row, w):
+    n_huge, n_small = 5, 200
+    mib = 1024 * 1024
+    lines = [b"<13>Nov 30 05:00:00 prog[1]: " + (b"seq=%08d " % i) + bytes([97 + i % 26]) * (10 * mib) + b"x"
+             for i in range(n_huge)]
+    lines += [b"<13>Nov 30 05:00:00 prog[1]: seq=%08d %s" % (i, b"x" * 60) for i in range(n_huge, n_huge + n_small)]
+    n = n_huge + n_small
+    cfg = simple_config(w, w + "/out.log", "", src="log-msg-size(11534336)", flags="")
+    limit = 512 * mib
+    saved = os.environ.get("FASTDEST_SYSLOG_NG_WRAPPER")
+    os.environ["FASTDEST_SYSLOG_NG_WRAPPER"] = "prlimit --as=%d %s" % (limit, saved or "")
+    try:
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            send_chunked(os.path.join(w, "in.sock"), lines)
+            row.check(fdharness.wait_until(lambda: ff_stat(sng, "written") + ff_stat(sng, "dropped") >= n
+                                           or not sng.running(), 60), "stuck")
+            row.check(sng.running(), "syslog-ng died under the limit")
+            row.dropped = ff_stat(sng, "dropped")
+            with open("/proc/%d/status" % sng.pid) as f:
+                peak = [line.split()[1] for line in f if line.startswith("VmPeak:")][0]
+    finally:
+        if saved is None:
+            os.environ.pop("FASTDEST_SYSLOG_NG_WRAPPER")
+        else:
+            os.environ["FASTDEST_SYSLOG_NG_WRAPPER"] = saved
+    seqs, torn = read_seqs(w + "/out.log")
+    for line in open(w + "/out.log", "rb").read().split(b"\n")[:-1]:
+        i = int(line[4:12])
+        if line != lines[i].split(b": ", 1)[1]:
+            torn.append(line[:20])
+    fill_from_seqs(row, seqs, torn, n)
+    row.note = ("%d records of 10 MiB + %d small, each byte-exact; address space peaked at %d MiB of %d"
+                % (n_huge, n_small, int(peak) // 1024, limit // mib))
+
+
 # values with NUL bytes arrive as unix-dgram datagrams (one datagram, one
 # message: syslog-ng's stream reader splits lines at NUL and json-parser cuts
 # strings at NUL; syslog-ng strips trailing NULs and newlines of a datagram);
