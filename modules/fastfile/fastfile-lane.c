@@ -51,7 +51,7 @@ void
 fastfile_lane_destroy(FastFileLane *self)
 {
   /* the owner collected every held record first: none may leak its message */
-  for (guint i = 0; i < self->n_records; i++)
+  for (guint i = self->head; i < self->tail; i++)
     g_assert(!self->records[i].held);
   if (self->formatter_ready)
     fastfile_formatter_destroy(&self->formatter);
@@ -115,12 +115,18 @@ static void
 _push_record(FastFileLane *self, FastFileEntry *entry, LogMessage *held, FastFileRecordState state,
              gboolean ack_needed, gsize size)
 {
-  if (self->n_records == self->records_capacity)
+  if (self->tail == self->records_capacity && self->head > 0)
+    {
+      memmove(self->records, self->records + self->head, (self->tail - self->head) * sizeof(self->records[0]));
+      self->tail -= self->head;
+      self->head = 0;
+    }
+  if (self->tail == self->records_capacity)
     {
       self->records_capacity = MAX(self->records_capacity * 2, 64);
       self->records = g_renew(FastFileRecord, self->records, self->records_capacity);
     }
-  self->records[self->n_records++] = (FastFileRecord)
+  self->records[self->tail++] = (FastFileRecord)
   {
     .entry = entry, .held = held, .state = state, .ack_needed = ack_needed, .size = (guint32) MIN(size, G_MAXUINT32)
   };
@@ -202,7 +208,7 @@ _mark(FastFileLane *self, gboolean drop_all)
 {
   guint dropped = 0;
 
-  for (guint i = 0; i < self->n_records; i++)
+  for (guint i = self->head; i < self->tail; i++)
     {
       FastFileRecord *record = &self->records[i];
 
@@ -295,7 +301,7 @@ void
 fastfile_lane_count_queued(FastFileLane *self, guint *queued, guint *unwritten)
 {
   *queued = *unwritten = 0;
-  for (guint i = 0; i < self->n_records; i++)
+  for (guint i = self->head; i < self->tail; i++)
     {
       if (self->records[i].held)
         continue;
@@ -305,28 +311,45 @@ fastfile_lane_count_queued(FastFileLane *self, guint *queued, guint *unwritten)
     }
 }
 
-guint
-fastfile_lane_collect_held(FastFileLane *self, FastFileRecord *buf, guint max)
+static void
+_take_settled(FastFileLane *self, FastFileRecord *record, FastFileRecord *buf, guint *collected)
 {
-  guint collected = 0, kept = 0;
+  buf[(*collected)++] = *record;
+  if (record->entry)
+    fastfile_set_release_record(&self->files, record->entry);
+}
+
+guint
+fastfile_lane_collect_held(FastFileLane *self, FastFileRecord *buf, guint max, gboolean head_only)
+{
+  guint collected = 0;
 
   if (self->settled == 0)
     return 0;
 
-  for (guint i = 0; i < self->n_records; i++)
-    {
-      FastFileRecord *record = &self->records[i];
+  /* the usual case: the oldest records are the ones written */
+  while (collected < max && self->head < self->tail && self->records[self->head].held
+         && self->records[self->head].state != FASTFILE_RECORD_UNWRITTEN)
+    _take_settled(self, &self->records[self->head++], buf, &collected);
 
-      if (record->held && record->state != FASTFILE_RECORD_UNWRITTEN && collected < max)
+  if (collected < max && !head_only && self->settled > collected)
+    {
+      /* written records behind one still being written (its file failed) */
+      guint kept = self->head;
+
+      for (guint i = self->head; i < self->tail; i++)
         {
-          buf[collected++] = *record;
-          if (record->entry)
-            fastfile_set_release_record(&self->files, record->entry);
-          continue;
+          FastFileRecord *record = &self->records[i];
+
+          if (record->held && record->state != FASTFILE_RECORD_UNWRITTEN && collected < max)
+            _take_settled(self, record, buf, &collected);
+          else
+            self->records[kept++] = *record;
         }
-      self->records[kept++] = *record;
+      self->tail = kept;
     }
-  self->n_records = kept;
+  if (self->head == self->tail)
+    self->head = self->tail = 0;
   self->settled -= collected;
   return collected;
 }
@@ -334,9 +357,9 @@ fastfile_lane_collect_held(FastFileLane *self, FastFileRecord *buf, guint max)
 guint
 fastfile_lane_settle_queued_run(FastFileLane *self, guint max, gboolean *acked)
 {
-  guint run = 0, kept = 0, i;
+  guint run = 0, kept = self->head, i;
 
-  for (i = 0; i < self->n_records; i++)
+  for (i = self->head; i < self->tail; i++)
     {
       FastFileRecord *record = &self->records[i];
 
@@ -358,8 +381,8 @@ fastfile_lane_settle_queued_run(FastFileLane *self, guint max, gboolean *acked)
     }
   if (run == 0)
     return 0;
-  memmove(self->records + kept, self->records + i, (self->n_records - i) * sizeof(self->records[0]));
-  self->n_records -= run;
+  memmove(self->records + kept, self->records + i, (self->tail - i) * sizeof(self->records[0]));
+  self->tail -= run;
   self->settled -= run;
   return run;
 }

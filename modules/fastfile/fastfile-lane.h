@@ -84,8 +84,9 @@ typedef struct _FastFileLane
   LogTemplate *filename_template;
   const LogTemplateOptions *template_options;
 
-  FastFileRecord *records;            /* not yet collected, in arrival order */
-  guint n_records;
+  FastFileRecord *records;            /* records[head..tail): not yet collected, in arrival order */
+  guint head;
+  guint tail;
   guint records_capacity;
   guint settled;                      /* records settled and not yet collected */
   guint unwritten;                    /* records staged and not yet on disk */
@@ -129,10 +130,18 @@ guint fastfile_lane_attribute(FastFileLane *self, gint retries);
  * for all); returns the number dropped */
 guint fastfile_lane_drop_unwritten(FastFileLane *self);
 
+/* lock held: records not yet collected */
+static inline guint
+fastfile_lane_pending(const FastFileLane *self)
+{
+  return self->tail - self->head;
+}
+
 /* lock held: move up to max settled held records into buf (any order of
  * files, arrival order per file), releasing their entries; the caller acks
- * them after unlocking */
-guint fastfile_lane_collect_held(FastFileLane *self, FastFileRecord *buf, guint max);
+ * them after unlocking.  head_only: only those at the head of the queue (a
+ * cheap step; the ones behind a record still being written wait) */
+guint fastfile_lane_collect_held(FastFileLane *self, FastFileRecord *buf, guint max, gboolean head_only);
 
 /* queued records, writer, lock held: remove the first run of settled queued
  * records at the head of the queue (held records between them stay) with the

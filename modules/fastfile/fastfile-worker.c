@@ -25,6 +25,10 @@
 
 /* settled records collected per round trip through the lock */
 #define FASTFILE_COLLECT_CHUNK 256
+/* collected by a delivering thread per message it delivers: a message freed
+ * for each one made, so that malloc serves the next one from its per-thread
+ * cache (a burst of frees overflows it into the arena's bins) */
+#define FASTFILE_COLLECT_PER_MESSAGE 2
 
 /* LogQueueFifo, the memory queue (its type string is the same in 3.38 and 4.x) */
 static gboolean
@@ -92,13 +96,24 @@ _collect_and_settle_locked(FastFileWorker *self)
   guint n;
 
   _publish_queued(self);
-  while ((n = fastfile_lane_collect_held(&self->lane, records, G_N_ELEMENTS(records))) > 0)
+  while ((n = fastfile_lane_collect_held(&self->lane, records, G_N_ELEMENTS(records), FALSE)) > 0)
     {
       g_mutex_unlock(&self->lock);
       _settle_held(self, records, n);
       g_mutex_lock(&self->lock);
     }
   self->direct.settle_ready = FALSE;
+}
+
+/* a delivering thread, per message: a few settled records from the head,
+ * acked after unlocking; returns how many are in records */
+static guint
+_collect_a_few_locked(FastFileWorker *self, FastFileRecord *records)
+{
+  _publish_queued(self);
+  guint n = fastfile_lane_collect_held(&self->lane, records, FASTFILE_COLLECT_PER_MESSAGE, TRUE);
+  self->direct.settle_ready = self->lane.settled > 0;
+  return n;
 }
 
 /* queued records, this thread: ack or drop the settled head of the backlog */
@@ -352,9 +367,10 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
   LogThreadedDestDriver *owner = self->super.owner;
   LogPathOptions local_options;
   gboolean in_job = thread_id >= 0 && thread_id < MAIN_LOOP_MAX_WORKER_THREADS;
-  /* with nothing after the driver the caller's reference and ack are let go
-   * of right away: hold those instead of taking new ones */
-  gboolean keep = _driver_pipe(self)->pipe_next == NULL;
+  /* with nothing after the driver the caller's reference and ack would be
+   * let go of right away: hold those instead of taking new ones (unless the
+   * config debugger steps through the pipes) */
+  gboolean keep = self->options->keep_callers_ref && !pipe_single_step_hook;
   gboolean post = FALSE;
   FastFileStaged staged;
   ScratchBuffersMarker mark;
@@ -369,7 +385,7 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
     {
       path_options = log_msg_break_ack(msg, path_options, &local_options);
       /* as the queue: only messages without flow control are dropped when it is full */
-      if (self->lane.n_records >= self->direct.fifo_limit)
+      if (fastfile_lane_pending(&self->lane) >= self->direct.fifo_limit)
         {
           g_mutex_unlock(&self->lock);
           _count_overflow(self);
@@ -422,10 +438,12 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
       self->direct.active_jobs++;
       main_loop_worker_register_batch_callback(&self->direct.job_done[thread_id]);
     }
-  if (self->direct.settle_ready)
-    _collect_and_settle_locked(self);
+  FastFileRecord settled[FASTFILE_COLLECT_PER_MESSAGE];
+  guint n_settled = self->direct.settle_ready ? _collect_a_few_locked(self, settled) : 0;
   g_mutex_unlock(&self->lock);
 
+  if (n_settled)
+    _settle_held(self, settled, n_settled);
   if (post)
     iv_event_post(&self->wakeup_event);
   if (staged.len)
@@ -667,7 +685,7 @@ _requeue_unwritten_locked(FastFileWorker *self)
   for (GList *link = lane->files.outgoing.head; link; link = link->next)
     fastfile_entry_truncate_torn(&lane->files, link->data);
 
-  for (gint i = (gint) lane->n_records - 1; i >= 0; i--)
+  for (gint i = (gint) lane->tail - 1; i >= (gint) lane->head; i--)
     {
       FastFileRecord *record = &lane->records[i];
       LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
@@ -726,7 +744,7 @@ _deinit(LogThreadedDestWorker *s)
       _collect_and_settle_locked(self);
       fastfile_set_close_all(&self->lane.files);
       /* queued records are the backlog's, which the framework rewinds */
-      self->lane.n_records = 0;
+      self->lane.head = self->lane.tail = 0;
       fastfile_lane_destroy(&self->lane);
       self->lane_ready = FALSE;
     }

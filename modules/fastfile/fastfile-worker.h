@@ -45,6 +45,7 @@ typedef struct _FastFileWorkerOptions
 {
   FastFileLaneOptions lane;
   gboolean direct;                   /* the direct path where the queue allows it (memory, no throttle) */
+  gboolean keep_callers_ref;         /* nothing after the driver: hold the caller's reference and ack */
   gint time_reap;
   /* syslog-ng-ctl reopen: bumped by the driver, under reopen_lock */
   gint *reopen_generation;

@@ -674,7 +674,7 @@ test_direct_written_at_job_end_and_acked_after(void)
     }
   /* staged, not queued: the LogQueue never sees them */
   CU_ASSERT_EQUAL(log_queue_get_length(rig.queue), 0);
-  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->lane.n_records, 5);
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&((FastFileWorker *) rig.worker)->lane), 5);
   job_run(job, JOB_END, NULL);
   CU_ASSERT_FALSE(g_file_test(path, G_FILE_TEST_EXISTS));
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 0);
@@ -683,7 +683,7 @@ test_direct_written_at_job_end_and_acked_after(void)
   assert_file(path, "d0\nd1\nd2\nd3\nd4\n");
   /* no job at work: the writer acked them */
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 5);
-  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->lane.n_records, 0);
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&((FastFileWorker *) rig.worker)->lane), 0);
   CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->lane.files.write_syscalls, 1);
 
   job_stop(job);
@@ -710,12 +710,17 @@ test_direct_acked_by_the_delivering_thread(void)
   assert_file(path, "x\nx\nx\nx\nx\nx\n");
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 0);
 
+  /* a couple per message delivered, so that a message is freed for each one made */
   last_ack_thread = NULL;
   job_deliver(job, "h", "y");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 2);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, job->thread);
+  /* the rest when the job ends */
+  last_ack_thread = NULL;
+  job_run(job, JOB_END, NULL);
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 6);
   CU_ASSERT_PTR_EQUAL(last_ack_thread, job->thread);
 
-  job_run(job, JOB_END, NULL);
   worker_writes(&rig);
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 7);
   assert_file(path, "x\nx\nx\nx\nx\nx\ny\n");
@@ -792,7 +797,7 @@ test_direct_failing_file_holds_only_its_own(void)
   worker_writes(&rig);
   /* the third attempt failed: dropped, acked as the framework acks a drop */
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 4);
-  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->lane.n_records, 0);
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&((FastFileWorker *) rig.worker)->lane), 0);
   assert_file(good, "g0\ng2\ng3\n");
 
   job_stop(job);
@@ -825,7 +830,7 @@ test_direct_unopenable_name_dropped_at_once(void)
   assert_file(good, "ok\nok\nok\nok\nok\n");
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 7);
   FastFileWorker *worker = (FastFileWorker *) rig.worker;
-  CU_ASSERT_EQUAL(worker->lane.n_records, 0);
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&worker->lane), 0);
   /* only the open file is left */
   CU_ASSERT_EQUAL(g_hash_table_size(worker->lane.files.by_path), 1);
   CU_ASSERT_PTR_NOT_NULL(g_hash_table_lookup(worker->lane.files.by_path, good));
@@ -996,7 +1001,7 @@ test_direct_path_not_taken_with_throttle(void)
   Job *job = job_start(&rig);
 
   job_deliver(job, "h", "t");
-  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->lane.n_records, 0);
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&((FastFileWorker *) rig.worker)->lane), 0);
   job_run(job, JOB_END, NULL);
   CU_ASSERT_EQUAL(log_queue_get_length(rig.queue), 1);
   CU_ASSERT_EQUAL(insert_next(&rig), LTR_QUEUED);
