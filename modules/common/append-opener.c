@@ -45,10 +45,17 @@ append_opener_options_init(AppendOpenerOptions *self, GlobalConfig *cfg)
     self->create_dirs = cfg->create_dirs;
 }
 
+/* "../" or "/.." anywhere in the name: a ".." that a '/' precedes or
+ * follows.  Per message for templated names: one pass over the dots. */
 gboolean
 append_opener_is_spurious_path(const gchar *path)
 {
-  return strstr(path, "../") != NULL || strstr(path, "/..") != NULL;
+  for (const gchar *dot = strchr(path, '.'); dot; dot = strchr(dot + 1, '.'))
+    {
+      if (dot[1] == '.' && ((dot > path && dot[-1] == '/') || dot[2] == '/'))
+        return TRUE;
+    }
+  return FALSE;
 }
 
 const gchar *

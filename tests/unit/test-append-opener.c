@@ -146,6 +146,30 @@ test_spurious_paths(void)
   CU_ASSERT_FALSE(append_opener_is_spurious_path("/var/log/a..b.log"));
   CU_ASSERT_FALSE(append_opener_is_spurious_path("/var/log/./x.log"));
   CU_ASSERT_FALSE(append_opener_is_spurious_path("x.."));
+  CU_ASSERT_FALSE(append_opener_is_spurious_path("..."));
+  CU_ASSERT_FALSE(append_opener_is_spurious_path(".."));
+  CU_ASSERT_TRUE(append_opener_is_spurious_path("a/..."));
+  CU_ASSERT_TRUE(append_opener_is_spurious_path(".../"));
+
+  /* the same answer as the plain definition ("../" or "/.." anywhere) on
+   * every string of up to six characters from ".", "/" and "a" */
+  const gchar alphabet[] = "./a";
+  for (guint len = 0; len <= 6; len++)
+    {
+      guint combinations = 1;
+      for (guint i = 0; i < len; i++)
+        combinations *= 3;
+      for (guint c = 0; c < combinations; c++)
+        {
+          gchar name[8];
+          guint rest = c;
+          for (guint i = 0; i < len; i++, rest /= 3)
+            name[i] = alphabet[rest % 3];
+          name[len] = 0;
+          gboolean expected = strstr(name, "../") != NULL || strstr(name, "/..") != NULL;
+          CU_ASSERT_EQUAL_FATAL(append_opener_is_spurious_path(name), expected);
+        }
+    }
 
   AppendOpenerOptions options = _options();
   AppendOpenedFile opened;
