@@ -23,6 +23,7 @@
 #include "logpipe.h"
 
 #include <sys/types.h>
+#include <string.h>
 
 /*
  * The files of one fast-file() lane: a hash from path to entry.  Each entry
@@ -40,6 +41,7 @@
 typedef struct _FastFileEntry
 {
   gchar *path;
+  gsize path_len;
   guint unacked;              /* records of this entry not yet settled (lane lock) */
   BatchBuffer fill;           /* records staged for the next write (lane lock) */
   GList fill_link;            /* in FastFileSet.filled while fill holds records (lane lock) */
@@ -92,6 +94,7 @@ typedef struct _FastFileSet
 {
   FastFileSetOptions options;
   GHashTable *by_path;        /* lane lock */
+  FastFileEntry *last_found;  /* the latest lookup's entry: consecutive messages often share a file (lane lock) */
   GQueue filled;              /* entries whose fill holds records, oldest first (lane lock) */
   GQueue outgoing;            /* entries whose out holds bytes (writer) */
   GQueue lru;                 /* open entries, most recently used first (writer) */
@@ -110,6 +113,16 @@ void fastfile_set_destroy(FastFileSet *self);
 
 /* lane lock held: the entry for path, created when missing (allocates only then) */
 FastFileEntry *fastfile_set_lookup(FastFileSet *self, const gchar *path);
+/* lane lock held: the latest entry found, if its path is this one (a cheap check first) */
+static inline FastFileEntry *
+fastfile_set_last_found(FastFileSet *self, const gchar *path, gsize len)
+{
+  FastFileEntry *entry = self->last_found;
+
+  if (entry && entry->path_len == len && memcmp(entry->path, path, len) == 0)
+    return entry;
+  return NULL;
+}
 /* lane lock held: after appending a record to entry->fill */
 void fastfile_set_mark_filled(FastFileSet *self, FastFileEntry *entry);
 /* lane lock held: move every filled entry's records to its out, where out is empty */

@@ -96,6 +96,11 @@ _resolve_entry(FastFileLane *self, LogMessage *msg, gint32 seq_num)
                                    };
   log_template_format(self->filename_template, msg, &options, self->filename);
 
+  /* a name looked up and checked before */
+  FastFileEntry *entry = fastfile_set_last_found(&self->files, self->filename->str, self->filename->len);
+  if (entry)
+    return entry;
+
   const gchar *refused = NULL;
   if (self->filename->len == 0)
     refused = "empty file name";
