@@ -66,7 +66,7 @@ fastfile_lane_destroy(FastFileLane *self)
 
 /* names come from message fields a sender controls: at most one error a second */
 static void
-_report_refused_name(FastFileLane *self, const gchar *reason)
+_report_refused_name(FastFileLane *self, const GString *filename, const gchar *reason)
 {
   gint64 now = g_get_monotonic_time() / G_USEC_PER_SEC;
 
@@ -77,12 +77,53 @@ _report_refused_name(FastFileLane *self, const gchar *reason)
     }
   msg_error("fast-file(): refused file name, message dropped",
             evt_tag_str("driver", self->files.options.driver_id),
-            evt_tag_str("path", self->filename->str),
+            evt_tag_str("path", filename->str),
             evt_tag_str("reason", reason),
             evt_tag_int("suppressed_since_last_report", self->refused_names.suppressed),
             log_pipe_location_tag(self->files.options.owner));
   self->refused_names.last_report = now;
   self->refused_names.suppressed = 0;
+}
+
+static void
+_format_filename(const FastFileLane *self, LogMessage *msg, gint32 seq_num, GString *filename)
+{
+  LogTemplateEvalOptions options = { (LogTemplateOptions *) self->template_options, LTZ_SEND, seq_num, NULL,
+                                     LM_VT_STRING
+                                   };
+  log_template_format(self->filename_template, msg, &options, filename);
+}
+
+/* a name made of message fields that is never opened: why, or NULL */
+static const gchar *
+_refused_reason(const GString *filename)
+{
+  if (filename->len == 0)
+    return "empty file name";
+  if (strlen(filename->str) != filename->len)
+    return "NUL byte in the file name";
+  if (append_opener_is_spurious_path(filename->str))
+    return "spurious path";
+  return NULL;
+}
+
+/* lock held: the entry of a formatted name; NULL (reported) when it is refused */
+static FastFileEntry *
+_entry_of(FastFileLane *self, GString *filename, const gchar *refused)
+{
+  /* a name looked up and checked before */
+  FastFileEntry *entry = fastfile_set_last_found(&self->files, filename->str, filename->len);
+  if (entry)
+    return entry;
+
+  if (!refused)
+    refused = _refused_reason(filename);
+  if (refused)
+    {
+      _report_refused_name(self, filename, refused);
+      return NULL;
+    }
+  return fastfile_set_lookup(&self->files, filename->str);
 }
 
 static FastFileEntry *
@@ -91,29 +132,8 @@ _resolve_entry(FastFileLane *self, LogMessage *msg, gint32 seq_num)
   if (self->single_file)
     return self->single_file;
 
-  LogTemplateEvalOptions options = { (LogTemplateOptions *) self->template_options, LTZ_SEND, seq_num, NULL,
-                                     LM_VT_STRING
-                                   };
-  log_template_format(self->filename_template, msg, &options, self->filename);
-
-  /* a name looked up and checked before */
-  FastFileEntry *entry = fastfile_set_last_found(&self->files, self->filename->str, self->filename->len);
-  if (entry)
-    return entry;
-
-  const gchar *refused = NULL;
-  if (self->filename->len == 0)
-    refused = "empty file name";
-  else if (strlen(self->filename->str) != self->filename->len)
-    refused = "NUL byte in the file name";
-  else if (append_opener_is_spurious_path(self->filename->str))
-    refused = "spurious path";
-  if (refused)
-    {
-      _report_refused_name(self, refused);
-      return NULL;
-    }
-  return fastfile_set_lookup(&self->files, self->filename->str);
+  _format_filename(self, msg, seq_num, self->filename);
+  return _entry_of(self, self->filename, NULL);
 }
 
 static void
@@ -141,6 +161,21 @@ _push_record(FastFileLane *self, FastFileEntry *entry, LogMessage *held, FastFil
     self->settled++;
 }
 
+/* lock held: the bytes appended to entry->fill since `before` are a record */
+static FastFileRecordState
+_end_record(FastFileLane *self, FastFileEntry *entry, gsize before, FastFileStaged *staged)
+{
+  GString *data = batch_buffer_data(&entry->fill);
+
+  batch_buffer_end_record(&entry->fill);
+  fastfile_set_mark_filled(&self->files, entry);
+  entry->unacked++;
+  staged->len = data->len - before;
+  staged->buffer_full = batch_buffer_is_full(&entry->fill);
+  self->staged_bytes += staged->len;
+  return FASTFILE_RECORD_UNWRITTEN;
+}
+
 FastFileRecordState
 fastfile_lane_stage(FastFileLane *self, LogMessage *msg, gint32 seq_num, LogMessage *held, gboolean ack_needed,
                     gsize size, FastFileStaged *staged)
@@ -152,24 +187,86 @@ fastfile_lane_stage(FastFileLane *self, LogMessage *msg, gint32 seq_num, LogMess
   staged->buffer_full = FALSE;
   if (entry)
     {
-      GString *data = batch_buffer_data(&entry->fill);
-      gsize before = data->len;
+      gsize before = batch_buffer_len(&entry->fill);
 
-      if (fastfile_formatter_append(&self->formatter, msg, seq_num, data))
+      if (fastfile_formatter_append(&self->formatter, msg, seq_num, batch_buffer_data(&entry->fill)))
         {
-          batch_buffer_end_record(&entry->fill);
-          fastfile_set_mark_filled(&self->files, entry);
-          entry->unacked++;
-          staged->len = data->len - before;
-          staged->buffer_full = batch_buffer_is_full(&entry->fill);
-          self->staged_bytes += staged->len;
-          state = FASTFILE_RECORD_UNWRITTEN;
+          state = _end_record(self, entry, before, staged);
         }
       else
         {
           entry = NULL;
           state = FASTFILE_RECORD_SKIPPED;
         }
+    }
+  _push_record(self, entry, held, state, ack_needed, size);
+  return state;
+}
+
+FastFilePrepared *
+fastfile_prepared_new(const FastFileLaneOptions *options, GError **error)
+{
+  FastFilePrepared *self = g_new0(FastFilePrepared, 1);
+
+  if (!fastfile_formatter_init(&self->formatter, options->template, options->template_options,
+                               options->encoding, options->line_ending, error))
+    {
+      g_free(self);
+      return NULL;
+    }
+  self->filename = g_string_sized_new(256);
+  self->record = g_string_sized_new(1024);
+  return self;
+}
+
+void
+fastfile_prepared_free(FastFilePrepared *self)
+{
+  if (!self)
+    return;
+  fastfile_formatter_destroy(&self->formatter);
+  g_string_free(self->filename, TRUE);
+  g_string_free(self->record, TRUE);
+  g_free(self);
+}
+
+void
+fastfile_lane_prepare(const FastFileLane *self, FastFilePrepared *prepared, LogMessage *msg, gint32 seq_num)
+{
+  prepared->refused = NULL;
+  if (!self->single_file)
+    {
+      _format_filename(self, msg, seq_num, prepared->filename);
+      prepared->refused = _refused_reason(prepared->filename);
+      if (prepared->refused)
+        return;
+    }
+  g_string_truncate(prepared->record, 0);
+  prepared->skipped = !fastfile_formatter_append(&prepared->formatter, msg, seq_num, prepared->record);
+}
+
+FastFileRecordState
+fastfile_lane_stage_prepared(FastFileLane *self, FastFilePrepared *prepared, LogMessage *held,
+                             gboolean ack_needed, gsize size, FastFileStaged *staged)
+{
+  FastFileEntry *entry = self->single_file;
+  FastFileRecordState state = FASTFILE_RECORD_DROPPED;
+
+  staged->len = 0;
+  staged->buffer_full = FALSE;
+  if (!entry)
+    entry = _entry_of(self, prepared->filename, prepared->refused);
+  if (entry && prepared->skipped)
+    {
+      entry = NULL;
+      state = FASTFILE_RECORD_SKIPPED;
+    }
+  else if (entry)
+    {
+      gsize before = batch_buffer_len(&entry->fill);
+
+      batch_buffer_append(&entry->fill, prepared->record->str, prepared->record->len);
+      state = _end_record(self, entry, before, staged);
     }
   _push_record(self, entry, held, state, ack_needed, size);
   return state;

@@ -100,6 +100,19 @@ typedef struct _FastFileLane
   } refused_names;
 } FastFileLane;
 
+/* A record formatted without the lock, by a delivering thread that found
+ * the lock taken: its file name and bytes in the thread's own buffers, with
+ * its own formatter (timestamp cache, encoder).  Staging it under the lock
+ * then only copies it: delivering threads format side by side. */
+typedef struct _FastFilePrepared
+{
+  FastFileFormatter formatter;
+  GString *filename;
+  GString *record;
+  const gchar *refused;               /* why the file name is refused; NULL: it is fine */
+  gboolean skipped;                   /* rendered empty: nothing to write (as file()) */
+} FastFilePrepared;
+
 gboolean fastfile_lane_init(FastFileLane *self, const FastFileLaneOptions *options, GError **error);
 void fastfile_lane_destroy(FastFileLane *self);
 
@@ -109,6 +122,14 @@ void fastfile_lane_destroy(FastFileLane *self);
  * there is nothing to write. */
 FastFileRecordState fastfile_lane_stage(FastFileLane *self, LogMessage *msg, gint32 seq_num, LogMessage *held,
                                         gboolean ack_needed, gsize size, FastFileStaged *staged);
+
+FastFilePrepared *fastfile_prepared_new(const FastFileLaneOptions *options, GError **error);
+void fastfile_prepared_free(FastFilePrepared *self);
+/* without the lock: format msg's file name and record into prepared */
+void fastfile_lane_prepare(const FastFileLane *self, FastFilePrepared *prepared, LogMessage *msg, gint32 seq_num);
+/* lock held: stage a prepared record, as fastfile_lane_stage() stages a message */
+FastFileRecordState fastfile_lane_stage_prepared(FastFileLane *self, FastFilePrepared *prepared, LogMessage *held,
+    gboolean ack_needed, gsize size, FastFileStaged *staged);
 
 /* lock held: hand the filled buffers to the writer's side */
 static inline guint

@@ -361,6 +361,15 @@ _account_delivery(FastFileWorker *self, LogMessage *msg, const LogPathOptions *p
   log_dest_driver_queue_method(_driver_pipe(self), msg, path_options);
 }
 
+/* a delivering thread's own formatter, made the first time it finds the lock taken */
+static FastFilePrepared *
+_prepared_for(FastFileWorker *self, gint thread_id)
+{
+  if (!self->prepared[thread_id])
+    self->prepared[thread_id] = fastfile_prepared_new(&self->options->lane, NULL);
+  return self->prepared[thread_id];
+}
+
 gboolean
 fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOptions *path_options, gint thread_id)
 {
@@ -371,14 +380,35 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
    * let go of right away: hold those instead of taking new ones (unless the
    * config debugger steps through the pipes) */
   gboolean keep = self->options->keep_callers_ref && !pipe_single_step_hook;
+  /* only templates take scratch buffers */
+  gboolean templates = self->lane.formatter.template || !self->lane.single_file;
   gboolean post = FALSE;
+  FastFilePrepared *prepared = NULL;
   FastFileStaged staged;
   ScratchBuffersMarker mark;
 
-  g_mutex_lock(&self->lock);
+  /* the framework's numbering, for $SEQNUM; a queued record that the worker
+   * inserts at the same time steps it without atomics (one worker), which
+   * can only repeat a number */
+  gint32 seq_num = 0;
+  if (msg->flags & LF_LOCAL)
+    seq_num = step_sequence_number_atomic(&owner->shared_seq_num);
+
+  if (templates)
+    scratch_buffers_mark(&mark);
+  if (!g_mutex_trylock(&self->lock))
+    {
+      /* another delivering thread holds it: format here meanwhile, only copy under it */
+      prepared = in_job ? _prepared_for(self, thread_id) : NULL;
+      if (prepared)
+        fastfile_lane_prepare(&self->lane, prepared, msg, seq_num);
+      g_mutex_lock(&self->lock);
+    }
   if (!self->direct.accepting)
     {
       g_mutex_unlock(&self->lock);
+      if (templates)
+        scratch_buffers_reclaim_marked(mark);
       return FALSE;
     }
   if (!path_options->flow_control_requested)
@@ -388,6 +418,8 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
       if (fastfile_lane_pending(&self->lane) >= self->direct.fifo_limit)
         {
           g_mutex_unlock(&self->lock);
+          if (templates)
+            scratch_buffers_reclaim_marked(mark);
           _count_overflow(self);
           _account_delivery(self, msg, path_options, FALSE);
           return TRUE;
@@ -400,22 +432,12 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
       held = log_msg_ref(msg);
     }
 
-  /* the framework's numbering, for $SEQNUM; a queued record that the worker
-   * inserts at the same time steps it without atomics (one worker), which
-   * can only repeat a number */
-  gint32 seq_num = 0;
-  if (msg->flags & LF_LOCAL)
-    seq_num = step_sequence_number_atomic(&owner->shared_seq_num);
-
-  /* only templates take scratch buffers */
-  gboolean templates = self->lane.formatter.template || !self->lane.single_file;
-  if (templates)
-    scratch_buffers_mark(&mark);
   gsize size = log_msg_get_size(msg);
-  FastFileRecordState state = fastfile_lane_stage(&self->lane, msg, seq_num, held, path_options->ack_needed,
-                              size, &staged);
-  if (templates)
-    scratch_buffers_reclaim_marked(mark);
+  FastFileRecordState state = prepared
+                              ? fastfile_lane_stage_prepared(&self->lane, prepared, held, path_options->ack_needed,
+                                  size, &staged)
+                              : fastfile_lane_stage(&self->lane, msg, seq_num, held, path_options->ack_needed,
+                                  size, &staged);
 
   self->direct.queued++;
   self->direct.queued_memory += size;
@@ -441,6 +463,8 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
   FastFileRecord settled[FASTFILE_COLLECT_PER_MESSAGE];
   guint n_settled = self->direct.settle_ready ? _collect_a_few_locked(self, settled) : 0;
   g_mutex_unlock(&self->lock);
+  if (templates)
+    scratch_buffers_reclaim_marked(mark);
 
   if (n_settled)
     _settle_held(self, settled, n_settled);
@@ -758,6 +782,8 @@ _free(LogThreadedDestWorker *s)
 {
   FastFileWorker *self = (FastFileWorker *) s;
 
+  for (gint i = 0; i < MAIN_LOOP_MAX_WORKER_THREADS; i++)
+    fastfile_prepared_free(self->prepared[i]);
   g_mutex_clear(&self->lock);
   log_threaded_dest_worker_free_method(s);
 }

@@ -639,6 +639,23 @@ job_deliver(Job *job, const gchar *host, const gchar *text)
   job_run(job, JOB_DELIVER, make_msg(host, "p", text));
 }
 
+/* a delivery that may block: finished later with job_wait() */
+static void
+job_deliver_async(Job *job, LogMessage *msg)
+{
+  JobCommand *command = g_new0(JobCommand, 1);
+
+  command->op = JOB_DELIVER;
+  command->msg = msg;
+  g_async_queue_push(job->commands, command);
+}
+
+static void
+job_wait(Job *job)
+{
+  g_async_queue_pop(job->done);
+}
+
 /* what the worker's wakeup event runs */
 static void
 worker_writes(Rig *rig)
@@ -767,6 +784,61 @@ test_direct_forwards_to_the_next_driver(void)
   rig_free(&rig);
   log_pipe_unref(next);
   g_free(path);
+}
+
+/* a delivering thread that finds the lock taken formats the message with its
+ * own formatter meanwhile and only copies it in: the same bytes, the same
+ * refusals and skips as formatting under the lock */
+static void
+test_direct_formatted_while_the_lock_is_taken(void)
+{
+  gchar *dir = tmp_path("contended");
+  gchar *path_template = g_strdup_printf("%s/${HOST}.log", dir);
+  /* no newline in the template: an empty message renders empty and is skipped */
+  Rig rig = rig_new(path_template, "${MSG}");
+  fastfile_dd_set_create_dirs(&rig.driver->super.super.super, TRUE);
+  rig_start(&rig);
+  FastFileWorker *worker = (FastFileWorker *) rig.worker;
+  Job *job = job_start(&rig);
+  acked = 0;
+
+  LogMessage *msgs[] =
+  {
+    make_msg("a", "p", "first a"),
+    make_msg("b", "p", "first b"),
+    make_msg("", "p", "no name"),
+    make_msg("..", "p", "spurious"),
+    make_msg("a", "p", ""),
+    make_msg("a", "p", "second a"),
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(msgs); i++)
+    {
+      g_mutex_lock(&worker->lock);
+      job_deliver_async(job, msgs[i]);
+      /* the job formats on its own, then waits for the lock */
+      for (gint wait = 0; wait < 2000 && !g_atomic_pointer_get(&worker->prepared[0]); wait++)
+        g_usleep(1000);
+      g_usleep(20000);
+      g_mutex_unlock(&worker->lock);
+      job_wait(job);
+    }
+  CU_ASSERT_PTR_NOT_NULL(worker->prepared[0]);
+  job_run(job, JOB_END, NULL);
+  worker_writes(&rig);
+
+  gchar *a = g_strdup_printf("%s/a.log", dir), *b = g_strdup_printf("%s/b.log", dir);
+  assert_file(a, "first a\nsecond a\n");
+  assert_file(b, "first b\n");
+  /* the refused ones dropped, the empty rendering skipped, all acked */
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 6);
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&worker->lane), 0);
+
+  job_stop(job);
+  rig_free(&rig);
+  g_free(a);
+  g_free(b);
+  g_free(path_template);
+  g_free(dir);
 }
 
 /* one file failing (/dev/full: ENOSPC) holds neither the writes nor the acks
@@ -1070,6 +1142,7 @@ static CU_TestInfo worker_tests[] =
   { "direct: written at job end, acked after", test_direct_written_at_job_end_and_acked_after },
   { "direct: acked by the delivering thread", test_direct_acked_by_the_delivering_thread },
   { "direct: forwards to the next driver", test_direct_forwards_to_the_next_driver },
+  { "direct: formatted while the lock is taken", test_direct_formatted_while_the_lock_is_taken },
   { "direct: a failing file holds only its own", test_direct_failing_file_holds_only_its_own },
   { "direct: a name that cannot be opened is dropped at once", test_direct_unopenable_name_dropped_at_once },
   { "direct: torn record cut and requeued at deinit", test_direct_torn_record_cut_and_requeued_at_deinit },
