@@ -741,22 +741,6 @@ _deinit(LogThreadedDestWorker *s)
 {
   FastFileWorker *self = (FastFileWorker *) s;
 
-  g_mutex_lock(self->options->reopen_lock);
-  if (self->events_registered)
-    {
-      iv_event_unregister(&self->reopen_event);
-      iv_event_unregister(&self->wakeup_event);
-    }
-  self->events_registered = FALSE;
-  g_mutex_unlock(self->options->reopen_lock);
-
-  if (iv_timer_registered(&self->reap_timer))
-    iv_timer_unregister(&self->reap_timer);
-  if (iv_timer_registered(&self->retry_timer))
-    iv_timer_unregister(&self->retry_timer);
-  if (iv_timer_registered(&self->batch_timer))
-    iv_timer_unregister(&self->batch_timer);
-
   g_mutex_lock(&self->lock);
   self->direct.accepting = FALSE;
   if (self->lane_ready)
@@ -774,6 +758,23 @@ _deinit(LogThreadedDestWorker *s)
     }
   self->replay = 0;
   g_mutex_unlock(&self->lock);
+
+  /* after the last writes: a failed one arms the retry timer */
+  g_mutex_lock(self->options->reopen_lock);
+  if (self->events_registered)
+    {
+      iv_event_unregister(&self->reopen_event);
+      iv_event_unregister(&self->wakeup_event);
+    }
+  self->events_registered = FALSE;
+  g_mutex_unlock(self->options->reopen_lock);
+
+  if (iv_timer_registered(&self->reap_timer))
+    iv_timer_unregister(&self->reap_timer);
+  if (iv_timer_registered(&self->retry_timer))
+    iv_timer_unregister(&self->retry_timer);
+  if (iv_timer_registered(&self->batch_timer))
+    iv_timer_unregister(&self->batch_timer);
   log_threaded_dest_worker_deinit_method(s);
 }
 
