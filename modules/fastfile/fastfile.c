@@ -232,6 +232,7 @@ _init(LogPipe *s)
   if (self->filename_is_literal && append_opener_is_spurious_path(self->filename_template->template))
     {
       msg_error("fast-file(): spurious path in the file name, refusing to start",
+                evt_tag_str("driver", self->super.super.super.id),
                 evt_tag_str("path", self->filename_template->template),
                 log_pipe_location_tag(s));
       return FALSE;
