@@ -91,7 +91,8 @@ _resolve_entry(FastFileLane *self, LogMessage *msg, gint32 seq_num)
   if (self->single_file)
     return self->single_file;
 
-  LogTemplateEvalOptions options = { (LogTemplateOptions *) self->template_options, LTZ_SEND, seq_num, NULL,
+  /* as file(): the name in local-time-zone(), the records in time-zone() */
+  LogTemplateEvalOptions options = { (LogTemplateOptions *) self->template_options, LTZ_LOCAL, seq_num, NULL,
                                      LM_VT_STRING
                                    };
   log_template_format(self->filename_template, msg, &options, self->filename);
