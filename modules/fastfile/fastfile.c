@@ -207,9 +207,16 @@ _init(LogPipe *s)
   if (self->time_reap == -1)
     self->time_reap = cfg->time_reap;
 
-  if (self->template)
-    log_template_set_escape(self->template, self->template_escape);
-  else if (cfg->file_template)
+  /* as file(): escaping is a property of the template; a named one (or
+   * file-template()) is shared with other destinations and is not ours to change */
+  if (self->template_escape != -1)
+    {
+      if (self->template && self->template->def_inline)
+        log_template_set_escape(self->template, self->template_escape);
+      else
+        msg_error("Macro escaping can only be specified for inline templates", log_pipe_location_tag(s));
+    }
+  if (!self->template && cfg->file_template)
     self->template = log_template_ref(cfg->file_template);
 
   if (self->filename_is_literal && append_opener_is_spurious_path(self->filename_template->template))
@@ -304,6 +311,7 @@ fastfile_dd_new(LogTemplate *filename_template, GlobalConfig *cfg)
   log_template_options_defaults(&self->template_options);
   append_opener_options_defaults(&self->opener_options);
   self->line_ending = LINE_ENDING_LF;
+  self->template_escape = -1;
   self->time_reap = -1;
   self->max_open_files = FASTFILE_DEFAULT_MAX_OPEN_FILES;
   g_mutex_init(&self->reopen_lock);

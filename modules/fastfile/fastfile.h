@@ -35,7 +35,7 @@ typedef struct _FastFileDriver
   gboolean filename_is_literal;
   /* template(): NULL means file()'s default (global file-template() or the built-in format) */
   LogTemplate *template;
-  gboolean template_escape;
+  gint template_escape;               /* -1: not set */
   LogTemplateOptions template_options;
 
   AppendOpenerOptions opener_options;

@@ -28,9 +28,9 @@ def pair_config(w, file_args, fast_args, source=STREAM_SOURCE, options="", extra
     return """
 options { keep-hostname(yes); stats-level(1); %(options)s };
 %(source)s
+%(extra)s
 destination d_file { file(%(file_args)s); };
 destination d_fast { fast-file(%(fast_args)s); };
-%(extra)s
 log { source(s_in); %(log_extra)s destination(d_file); destination(d_fast); };
 """ % {"w": w, "file_args": file_args % {"w": w}, "fast_args": fast_args % {"w": w},
        "source": source % {"w": w}, "options": options, "extra": extra, "log_extra": log_extra}
@@ -129,6 +129,56 @@ class TestFileNameTimeZone(Differential):
             stock, fast = tree(os.path.join(w, "file")), tree(os.path.join(w, "fast"))
             self.assertEqual(len(stock), 2, stock)
             self.assertEqual(stock, fast)
+
+
+class TestTemplateEscape(Differential):
+    def test_escape_only_for_an_inline_template(self):
+        """template-escape() escapes an inline template only, as file()'s; a named template (or the
+        global file-template()) is shared with other destinations and stays as it is"""
+        lines = [b"<13>Nov 30 05:00:00 h p: it's \"quoted\""]
+        extra = 'template t_shared { template("${MSG} \'${PROGRAM}\'\\n"); };\n' \
+                'destination d_other { file("%(w)s/other.out" template(t_shared)); };' % {"w": "%(w)s"}
+        w = self.workdir()
+        config = pair_config(w, '"%(w)s/file.out" template(t_shared) template-escape(yes)',
+                             '"%(w)s/fast.out" template(t_shared) template-escape(yes)',
+                             extra=extra % {"w": w}, log_extra="destination(d_other);")
+        with fdharness.SyslogNg(config, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), lines)
+            self.assertTrue(fdharness.wait_until(lambda: stat(sng, "written") == 1, 20))
+            settle([os.path.join(w, n) for n in ("file.out", "fast.out", "other.out")])
+            output = sng.output()
+        plain = b"it's \"quoted\" 'p'\n"
+        self.assertEqual(read(os.path.join(w, "other.out")), plain)
+        self.assert_same(read(os.path.join(w, "file.out")), read(os.path.join(w, "fast.out")))
+        self.assertEqual(read(os.path.join(w, "fast.out")), plain)
+        self.assertEqual(output.count("Macro escaping can only be specified for inline templates"), 2, output)
+        # inline: escaped by both
+        w = self.run_pair('"%(w)s/file.out" template("${MSG}\\n") template-escape(yes)',
+                          '"%(w)s/fast.out" template("${MSG}\\n") template-escape(yes)', lines)
+        self.assertEqual(read(os.path.join(w, "fast.out")), b"it\\'s \\\"quoted\\\"\n")
+        self.assert_same(read(os.path.join(w, "file.out")), read(os.path.join(w, "fast.out")))
+
+    def test_named_template_keeps_its_own_escape(self):
+        lines = [b"<13>Nov 30 05:00:00 h p: it's \"quoted\""]
+        extra = 'template t_esc { template("${MSG}\\n"); template-escape(yes); };'
+        w = self.run_pair('"%(w)s/file.out" template(t_esc)', '"%(w)s/fast.out" template(t_esc)', lines, extra=extra)
+        self.assertEqual(read(os.path.join(w, "fast.out")), b"it\\'s \\\"quoted\\\"\n")
+        self.assert_same(read(os.path.join(w, "file.out")), read(os.path.join(w, "fast.out")))
+
+    def test_escape_without_template_leaves_file_template_alone(self):
+        lines = [b"<13>Nov 30 05:00:00 h p: it's \"quoted\""]
+        w = self.workdir()
+        options = 'file-template(t_global);'
+        extra = ('template t_global { template("${MSG}\\n"); };\n'
+                 'destination d_other { file("%s/other.out"); };' % w)
+        config = pair_config(w, '"%(w)s/file.out" template-escape(yes)', '"%(w)s/fast.out" template-escape(yes)',
+                             options=options, extra=extra, log_extra="destination(d_other);")
+        with fdharness.SyslogNg(config, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), lines)
+            self.assertTrue(fdharness.wait_until(lambda: stat(sng, "written") == 1, 20))
+            settle([os.path.join(w, n) for n in ("file.out", "fast.out", "other.out")])
+        self.assertEqual(read(os.path.join(w, "other.out")), b"it's \"quoted\"\n")
+        self.assert_same(read(os.path.join(w, "file.out")), read(os.path.join(w, "fast.out")))
 
 
 if __name__ == "__main__":
