@@ -316,7 +316,7 @@ _write_entry(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
       if (entry->head_written)
         _remember_torn_end(entry);
     }
-  _count_failure(entry, result.error, time_reopen);
+  _count_failure(entry, result.error, self->options.ignore_errors ? 0 : time_reopen);
   msg_error("fast-file(): error writing file, retrying after time-reopen",
             evt_tag_str("driver", self->options.driver_id),
             evt_tag_str("path", entry->path),

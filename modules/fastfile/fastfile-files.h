@@ -81,6 +81,7 @@ typedef struct _FastFileSetOptions
   gboolean single_writer;     /* only this lane appends: a torn tail may be truncated away */
   gboolean literal_name;      /* the file name is the configured text, no macros */
   gint retries;               /* retries(): attempts in all before the records are dropped (for the log) */
+  gboolean ignore_errors;     /* flags(ignore-errors): a failed write is not waited on before the next */
   const guint8 *bom;          /* written first into a new, empty file; NULL: none */
   gsize bom_len;
   /* every log line names the destination: the driver's id and config location */

@@ -24,7 +24,7 @@ gboolean
 fastfile_lane_init(FastFileLane *self, const FastFileLaneOptions *options, GError **error)
 {
   memset(self, 0, sizeof(*self));
-  if (!fastfile_formatter_init(&self->formatter, options->template, options->template_options,
+  if (!fastfile_formatter_init(&self->formatter, options->template, options->template_options, options->record,
                                options->encoding, options->line_ending, error))
     return FALSE;
   self->formatter_ready = TRUE;

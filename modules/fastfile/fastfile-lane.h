@@ -62,6 +62,7 @@ typedef struct _FastFileLaneOptions
   gboolean filename_is_literal;
   const LogTemplateOptions *template_options;
   LogTemplate *template;              /* NULL: file()'s built-in format */
+  const FastFileRecordOptions *record; /* file()'s flags(), pad-size(), truncate-size() */
   const gchar *encoding;
   LineEnding line_ending;
   gboolean bom;

@@ -18,8 +18,10 @@
 #include "apphook.h"
 #include "cfg.h"
 #include "cfg-tree.h"
+#include "logwriter.h"
 #include "messages.h"
 #include "stats/stats-registry.h"
+#include "stats/stats-cluster-single.h"
 
 #include <string.h>
 
@@ -121,6 +123,48 @@ fastfile_dd_set_follow_symlinks(LogDriver *d, gboolean follow_symlinks)
   ((FastFileDriver *) d)->opener_options.follow_symlinks = follow_symlinks;
 }
 
+/* file()'s flags(), by file()'s names (LogWriter's LWO_* bits) */
+gint
+fastfile_dd_lookup_flag(const gchar *flag)
+{
+  static const struct
+  {
+    const gchar *name;
+    guint32 bit;
+  } flags[] =
+  {
+    { "syslog-protocol", LWO_SYSLOG_PROTOCOL },
+    { "no-multi-line", LWO_NO_MULTI_LINE },
+    { "threaded", LWO_THREADED },
+    { "ignore-errors", LWO_IGNORE_ERRORS },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS(flags); i++)
+    {
+      if (strcmp(flag, flags[i].name) == 0)
+        return flags[i].bit;
+    }
+  return -1;
+}
+
+void
+fastfile_dd_set_writer_flags(LogDriver *d, guint32 flags)
+{
+  ((FastFileDriver *) d)->writer_flags = flags;
+}
+
+void
+fastfile_dd_set_pad_size(LogDriver *d, gint pad_size)
+{
+  ((FastFileDriver *) d)->record_options.pad_size = pad_size;
+}
+
+void
+fastfile_dd_set_truncate_size(LogDriver *d, gint truncate_size)
+{
+  ((FastFileDriver *) d)->record_options.truncate_size = truncate_size;
+}
+
 static const gchar *
 _format_stats_instance(LogThreadedDestDriver *d)
 {
@@ -159,6 +203,7 @@ fastfile_dd_init_worker_options(FastFileDriver *self)
     .single_writer = s->num_workers <= 1,
     .literal_name = self->filename_is_literal,
     .retries = s->retries_on_error_max,
+    .ignore_errors = (self->writer_flags & LWO_IGNORE_ERRORS) != 0,
     .driver_id = s->super.super.id,
     .owner = &s->super.super.super,
   };
@@ -166,6 +211,7 @@ fastfile_dd_init_worker_options(FastFileDriver *self)
   options->lane.filename_is_literal = self->filename_is_literal;
   options->lane.template_options = &self->template_options;
   options->lane.template = self->template;
+  options->lane.record = &self->record_options;
   options->lane.encoding = self->encoding;
   options->lane.line_ending = self->line_ending;
   options->lane.bom = self->bom;
@@ -196,6 +242,44 @@ _queue(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
   self->queue_in_framework(s, msg, path_options);
 }
 
+/* file()'s counters of its writer options, by file()'s names and stats level */
+static void
+_writer_counter_keys(FastFileDriver *self, StatsClusterKey *truncated_count, StatsClusterKey *truncated_bytes)
+{
+  guint16 component = self->super.stats_source | SCS_DESTINATION;
+  const gchar *id = self->super.super.super.id;
+  const gchar *instance = _format_stats_instance(&self->super);
+
+  stats_cluster_single_key_set_with_name(truncated_count, component, id, instance, "truncated_count");
+  stats_cluster_single_key_set_with_name(truncated_bytes, component, id, instance, "truncated_bytes");
+}
+
+static void
+_register_writer_counters(FastFileDriver *self)
+{
+  StatsClusterKey truncated_count, truncated_bytes;
+
+  _writer_counter_keys(self, &truncated_count, &truncated_bytes);
+  stats_lock();
+  stats_register_counter(STATS_LEVEL1, &truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
+  stats_register_counter(STATS_LEVEL1, &truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
+  stats_unlock();
+}
+
+static void
+_unregister_writer_counters(FastFileDriver *self)
+{
+  StatsClusterKey truncated_count, truncated_bytes;
+
+  if (!self->record_options.truncated_count && !self->record_options.truncated_bytes)
+    return;
+  _writer_counter_keys(self, &truncated_count, &truncated_bytes);
+  stats_lock();
+  stats_unregister_counter(&truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
+  stats_unregister_counter(&truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
+  stats_unlock();
+}
+
 static gboolean
 _init(LogPipe *s)
 {
@@ -216,8 +300,15 @@ _init(LogPipe *s)
       else
         msg_error("Macro escaping can only be specified for inline templates", log_pipe_location_tag(s));
     }
-  if (!self->template && cfg->file_template)
+  /* with flags(syslog-protocol) template() is the message part, file-template() is not used */
+  self->record_options.syslog_protocol = (self->writer_flags & LWO_SYSLOG_PROTOCOL) != 0;
+  self->record_options.no_multi_line = (self->writer_flags & LWO_NO_MULTI_LINE) != 0;
+  if (!self->template && cfg->file_template && !self->record_options.syslog_protocol)
     self->template = log_template_ref(cfg->file_template);
+  /* flags(ignore-errors): a file that fails gives up its records at once instead of retrying,
+   * and the next batch is tried without waiting for time-reopen() */
+  if (self->writer_flags & LWO_IGNORE_ERRORS)
+    self->super.retries_on_error_max = 1;
 
   if (self->filename_is_literal && append_opener_is_spurious_path(self->filename_template->template))
     {
@@ -227,9 +318,15 @@ _init(LogPipe *s)
       return FALSE;
     }
 
+  self->record_options.driver_id = self->super.super.super.id;
+  self->record_options.owner = s;
+  _register_writer_counters(self);
   fastfile_dd_init_worker_options(self);
   if (!log_threaded_dest_driver_init_method(s))
-    return FALSE;
+    {
+      _unregister_writer_counters(self);
+      return FALSE;
+    }
 
   fastfile_drivers = g_list_prepend(fastfile_drivers, self);
   return TRUE;
@@ -239,7 +336,9 @@ static gboolean
 _deinit(LogPipe *s)
 {
   fastfile_drivers = g_list_remove(fastfile_drivers, s);
-  return log_threaded_dest_driver_deinit_method(s);
+  gboolean result = log_threaded_dest_driver_deinit_method(s);
+  _unregister_writer_counters((FastFileDriver *) s);
+  return result;
 }
 
 static void
@@ -312,6 +411,7 @@ fastfile_dd_new(LogTemplate *filename_template, GlobalConfig *cfg)
   append_opener_options_defaults(&self->opener_options);
   self->line_ending = LINE_ENDING_LF;
   self->template_escape = -1;
+  self->record_options.truncate_size = -1;
   self->time_reap = -1;
   self->max_open_files = FASTFILE_DEFAULT_MAX_OPEN_FILES;
   g_mutex_init(&self->reopen_lock);

@@ -47,6 +47,10 @@ typedef struct _FastFileDriver
   gint time_reap;
   gint max_open_files;
 
+  /* file()'s writer options (LogWriter's): flags(), pad-size(), truncate-size() */
+  guint32 writer_flags;               /* LWO_* */
+  FastFileRecordOptions record_options;
+
   /* bumped by syslog-ng-ctl reopen (main thread), checked by the workers */
   gint reopen_generation;
   /* guards posting the workers' reopen events against their threads going away */
@@ -74,6 +78,11 @@ void fastfile_dd_set_time_reap(LogDriver *d, gint time_reap);
 void fastfile_dd_set_max_open_files(LogDriver *d, gint max_open_files);
 void fastfile_dd_set_create_dirs(LogDriver *d, gboolean create_dirs);
 void fastfile_dd_set_follow_symlinks(LogDriver *d, gboolean follow_symlinks);
+/* flags(): file()'s writer flags; -1 for a flag file() does not have */
+gint fastfile_dd_lookup_flag(const gchar *flag);
+void fastfile_dd_set_writer_flags(LogDriver *d, guint32 flags);
+void fastfile_dd_set_pad_size(LogDriver *d, gint pad_size);
+void fastfile_dd_set_truncate_size(LogDriver *d, gint truncate_size);
 
 void fastfile_dd_global_init(void);
 /* init: what the workers run with, from the options set (after the template and perm options are initialized) */

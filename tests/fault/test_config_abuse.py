@@ -76,6 +76,12 @@ FASTFILE_BAD = {
     "create-dirs": "perhaps",
     "follow-symlinks": "perhaps",
     "flush-lines": "-1",
+    # file()'s writer options (issue 17)
+    "flags": "no-such-flag",
+    "flush-timeout": "0",
+    "pad-size": "-1",
+    "truncate-size": "-1",
+    "optional": "maybe",
     **FILE_PERM_BAD,
     **SHARED_BAD,
 }

@@ -71,6 +71,10 @@ def read(path):
         return f.read()
 
 
+def short(data, limit=300):
+    return repr(data[:limit]) + ("... (%d bytes)" % len(data) if len(data) > limit else "")
+
+
 def first_difference(stock, fast):
     sl, fl = stock.split(b"\n"), fast.split(b"\n")
     for i, (a, b) in enumerate(zip(sl, fl)):
@@ -89,25 +93,29 @@ def stream_lines(n, prefix="message", programs=5, hosts=3, stamp="Nov 30 05:%02d
 class Differential(fdharness.TestCase):
     """one syslog-ng, file() and fast-file() fed the same messages"""
 
+    def assert_has(self, needle, data):
+        self.assertTrue(needle in data, "%r not in %s" % (needle, short(data)))
+
+    def assert_lacks(self, needle, data):
+        self.assertFalse(needle in data, "%r in %s" % (needle, short(data)))
+
     def assert_same(self, stock, fast, min_len=1):
         self.assertGreaterEqual(len(stock), min_len, "file() wrote too little: %r" % stock[:200])
         if stock != fast:
             self.fail(first_difference(stock, fast))
 
-    def run_pair(self, file_args, fast_args, lines, outputs=("file.out", "fast.out"), expect_processed=None,
-                 between=None, **config_args):
-        """send lines (a list of byte lines, or of lists sent one after the other with between() run
-        in between), wait until fast-file() has processed them and both outputs settled; returns the
-        workdir"""
+    def run_pair(self, file_args, fast_args, lines=(), outputs=("file.out", "fast.out"), expect_processed=None,
+                 send=None, **config_args):
+        """send lines to in.sock (or call send(sng, workdir), which returns how many messages it sent),
+        wait until fast-file() has processed them and both outputs settled; returns the workdir"""
         w = self.workdir()
-        batches = lines if lines and isinstance(lines[0], list) else [lines]
-        total = sum(len(b) for b in batches)
         with fdharness.SyslogNg(pair_config(w, file_args, fast_args, **config_args), workdir=w) as sng:
-            for i, batch in enumerate(batches):
-                if i and between:
-                    between(sng, w, i)
-                fdharness.send_lines(os.path.join(w, "in.sock"), batch)
-            want = total if expect_processed is None else expect_processed
+            if send:
+                n = send(sng, w)
+            else:
+                fdharness.send_lines(os.path.join(w, "in.sock"), list(lines))
+                n = len(lines)
+            want = n if expect_processed is None else expect_processed
             self.assertTrue(fdharness.wait_until(lambda: stat(sng, "processed") >= want, 30),
                             "fast-file() processed %d of %d\n%s" % (stat(sng, "processed"), want, sng.output()))
             settle([os.path.join(w, o) for o in outputs])
@@ -115,6 +123,9 @@ class Differential(fdharness.TestCase):
             self.stats = {t: stat(sng, t) for t in ("processed", "written", "dropped", "queued", "suppressed",
                                                     "truncated_count", "truncated_bytes")}
         return w
+
+    def pair_outputs(self, w, names=("file.out", "fast.out")):
+        return tuple(read(os.path.join(w, n)) for n in names)
 
 
 class TestFileNameTimeZone(Differential):
@@ -179,6 +190,199 @@ class TestTemplateEscape(Differential):
             settle([os.path.join(w, n) for n in ("file.out", "fast.out", "other.out")])
         self.assertEqual(read(os.path.join(w, "other.out")), b"it's \"quoted\"\n")
         self.assert_same(read(os.path.join(w, "file.out")), read(os.path.join(w, "fast.out")))
+
+
+RFC5424 = [
+    b'<165>1 2026-11-30T05:00:00.123456+01:00 host1 app1 123 ID47 [exampleSDID@32473 iut="3" eventSource="App"] one',
+    b"<14>1 2026-11-30T05:00:01Z - - - - -",
+    b'<14>1 2026-11-30T05:00:02+02:00 host2 app2 - - [meta sequenceId="42"][x@1 a="b\\"c\\]d"] \xef\xbb\xbfbom',
+    b'<13>1 2026-11-30T05:00:03Z host3 app3 77 - [meta x="1"] meta without a sequenceId',
+    b"<13>1 2026-11-30T05:00:04Z host4 app4 - - - SPACEPROGRAM program with a space",
+    b"<13>1 2026-11-30T05:00:05Z host5 app5 - - - MULTILINE and more",
+    b"<13>1 2026-11-30T05:00:06Z host6 app6 - - - \xef\xbb\xbf",
+] + [("<%d>1 2026-11-30T06:%02d:%02dZ h%d p%d %d m%d - body %d" % (i % 192, i // 60, i % 60, i % 3, i % 4, i, i % 5, i)
+      ).encode() for i in range(200)]
+
+RFC5424_SOURCES = """
+source s_in {
+  unix-stream("%(w)s/in.sock" flags(syslog-protocol));
+  network(ip("127.0.0.1") port(%(port)d) transport(tcp) flags(syslog-protocol));
+};
+rewrite r_shape {
+  set("my prog" value("PROGRAM") condition(match("SPACEPROGRAM" value("MSG"))));
+  set("${MSG}\\nsecond\\r\\nthird" value("MSG") condition(match("MULTILINE" value("MSG"))));
+};
+"""
+
+
+def send_local_then_remote(lines, port):
+    """lines through the local unix-stream source, then through TCP (not local: no meta sequenceId of
+    ours), one after the other so that both destinations see one order"""
+    def send(sng, w):
+        fdharness.send_lines(os.path.join(w, "in.sock"), lines)
+        fdharness.wait_until(lambda: stat(sng, "processed") >= len(lines), 30)
+        with socket.create_connection(("127.0.0.1", port)) as c:
+            c.sendall(b"".join(line + b"\n" for line in lines))
+        return 2 * len(lines)
+    return send
+
+
+class TestSyslogProtocol(Differential):
+    def run_rfc5424(self, opts, options=""):
+        port = free_tcp_port()
+        w = self.run_pair('"%(w)s/file.out" ' + opts, '"%(w)s/fast.out" ' + opts,
+                          send=send_local_then_remote(RFC5424, port),
+                          source=RFC5424_SOURCES.replace("%(port)d", str(port)), log_extra="rewrite(r_shape);",
+                          options=options)
+        return self.pair_outputs(w)
+
+    def test_rfc5424_lines(self):
+        stock, fast = self.run_rfc5424("flags(syslog-protocol)")
+        self.assert_has(b'[meta sequenceId="1"]', stock)
+        self.assert_has(b'[meta sequenceId="4" x="1"]', stock)
+        self.assert_has(b'[meta sequenceId="42"]', stock)
+        self.assert_has(b" my ", stock)
+        self.assert_has(b"\xef\xbb\xbfbom", stock)
+        self.assert_same(stock, fast)
+
+    def test_template_is_the_message_part_and_file_template_is_not_used(self):
+        stock, fast = self.run_rfc5424(
+            'flags(syslog-protocol) template("${PROGRAM}/${SEQNUM}: ${MSG}\\n") frac-digits(3) time-zone("Asia/Tokyo")')
+        self.assert_has(b"+09:00", stock)
+        self.assert_same(stock, fast)
+        # the global file-template() is file()'s format for records, not the message part of RFC 5424
+        stock, fast = self.run_rfc5424("flags(syslog-protocol)",
+                                       options='file-template(t_file);\n};\ntemplate t_file { template("X ${MSG}\\n");')
+        self.assert_lacks(b"X ", stock)
+        self.assert_same(stock, fast)
+
+    def test_seqnum_of_a_remote_message_is_its_meta_sequence_id(self):
+        stock, fast = self.run_rfc5424('template("${SEQNUM} ${MSG}\\n")')
+        self.assert_has(b"\n42 bom\n", stock)
+        self.assert_same(stock, fast)
+
+
+MULTILINE_STREAM = """
+source s_in { unix-stream("%(w)s/in.sock" flags(expect-hostname)); };
+rewrite r_ml {
+  set("${MSG}\\nsecond line\\r\\n  third\\r" value("MSG") condition(match("MULTILINE" value("MSG"))));
+};
+"""
+
+
+def multiline_lines(n=300):
+    return [("<13>Nov 30 05:%02d:%02d host%d prog%d[%d]: %s %d" % (i // 60 % 60, i % 60, i % 3, i % 4, i,
+                                                                  "MULTILINE" if i % 7 == 0 else "plain", i)).encode()
+            for i in range(n)]
+
+
+def sized_lines(sizes):
+    """messages whose default-format records (with their newline) are about the given sizes"""
+    out = []
+    for i, size in enumerate(sizes):
+        head = "<13>Nov 30 05:00:%02d h p: " % (i % 60)
+        out.append((head + ("%d " % i) + "x" * max(0, size)).encode())
+    return out
+
+
+class TestNoMultiLine(Differential):
+    def test_default_format_and_templates(self):
+        for opts in ("flags(no-multi-line)", 'flags(no-multi-line) template("${MSG}|${PROGRAM}\\n")',
+                     "flags(no-multi-line, syslog-protocol)"):
+            w = self.run_pair('"%(w)s/file.out" ' + opts, '"%(w)s/fast.out" ' + opts, multiline_lines(),
+                              source=MULTILINE_STREAM, log_extra="rewrite(r_ml);")
+            stock, fast = self.pair_outputs(w)
+            self.assert_has(b"second line  " if "syslog" not in opts else b"second line", stock)
+            self.assertEqual(stock.count(b"\n"), 300, opts)
+            self.assert_same(stock, fast)
+
+
+class TestTruncateSize(Differential):
+    def test_records_cut_as_file_cuts_them(self):
+        lines = sized_lines([i % 90 for i in range(400)])
+        for opts in ("truncate-size(60)", 'truncate-size(40) template("${MSG}\\n")',
+                     "truncate-size(70) flags(syslog-protocol)", "truncate-size(50) flags(no-multi-line)"):
+            w = self.run_pair('"%(w)s/file.out" ' + opts, '"%(w)s/fast.out" ' + opts, lines,
+                              source=MULTILINE_STREAM, log_extra="rewrite(r_ml);")
+            stock, fast = self.pair_outputs(w)
+            self.assertLess(stock.count(b"\n"), 400, "nothing was cut: " + opts)
+            self.assert_same(stock, fast)
+            self.assertGreater(self.stats["truncated_count"], 0, opts)
+            self.assertGreater(self.stats["truncated_bytes"], self.stats["truncated_count"], opts)
+
+    def test_truncate_size_zero_writes_nothing(self):
+        w = self.run_pair('"%(w)s/file.out" truncate-size(0)', '"%(w)s/fast.out" truncate-size(0)', sized_lines([10] * 5))
+        # file() opens its file for the first message; fast-file() when it has bytes to write
+        self.assertEqual(read(os.path.join(w, "file.out")), b"")
+        self.assertFalse(os.path.exists(os.path.join(w, "fast.out")))
+        self.assertEqual(self.stats["truncated_count"], 5)
+
+
+class TestPadSize(Differential):
+    def compare_blocks(self, stock, fast, size):
+        """file() leaves the last byte of a padded record unset (whatever its buffer held): every
+        record is `size` bytes, equal but for that byte, which fast-file() sets to NUL"""
+        self.assertEqual(len(stock) % size, 0)
+        self.assertEqual(len(stock), len(fast), first_difference(stock, fast))
+        padded = 0
+        for i in range(0, len(stock), size):
+            a, b = stock[i:i + size], fast[i:i + size]
+            # no message here has a NUL: fast-file()'s NUL at the end is its padding
+            if b[-1:] == b"\0":
+                padded += 1
+                a, b = a[:-1], b[:-1]
+            self.assertEqual(a, b, "record %d" % (i // size))
+        self.assertGreater(padded, 0)
+
+    def test_records_padded_with_nul_or_cut(self):
+        lines = sized_lines([i % 80 for i in range(300)])
+        for opts, size in (("pad-size(64)", 64), ("pad-size(96) flags(syslog-protocol)", 96),
+                           ("pad-size(64) flags(no-multi-line)", 64)):
+            w = self.run_pair('"%(w)s/file.out" ' + opts, '"%(w)s/fast.out" ' + opts, lines)
+            stock, fast = self.pair_outputs(w)
+            self.assertEqual(len(stock), 300 * size, opts)
+            self.compare_blocks(stock, fast, size)
+            # file() warns for every record that does not fit; fast-file() the same words, at most once a second
+            self.assertIn("Padding is too small to hold the full message", self.output)
+            self.assertRegex(self.output, r"Padding is too small to hold the full message;.*driver='d_fast#0'")
+
+    def test_template_is_not_padded(self):
+        lines = sized_lines([5, 50, 100])
+        opts = 'pad-size(64) template("${MSG}\\n")'
+        w = self.run_pair('"%(w)s/file.out" ' + opts, '"%(w)s/fast.out" ' + opts, lines)
+        stock, fast = self.pair_outputs(w)
+        self.assertEqual(stock.count(b"\n"), 3)
+        self.assert_same(stock, fast)
+
+
+class TestAcceptedAsFile(Differential):
+    def test_threaded_optional_flush_timeout(self):
+        """flags("threaded") (fast-file() always is), optional() and the obsolete flush-timeout() change
+        nothing, as for file(); flush-timeout() gets the lexer's warning in both"""
+        opts = 'flags("threaded") optional(yes) flush-timeout(100)'
+        w = self.run_pair('"%(w)s/file.out" ' + opts, '"%(w)s/fast.out" ' + opts, stream_lines(500))
+        self.assert_same(*self.pair_outputs(w))
+        # the lexer warns once per keyword and process
+        self.assertIn("keyword='flush_timeout'", self.output)
+
+
+class TestIgnoreErrors(fdharness.TestCase):
+    def test_failed_write_drops_at_once(self):
+        """flags(ignore-errors): the records of a write that fails are dropped (counted, logged) at the
+        first failure, not held for retries() x time-reopen()"""
+        w = self.workdir()
+        cfg = """
+options { stats-level(1); };
+source s_in { unix-stream("%(w)s/in.sock" flags(expect-hostname)); };
+destination d_fast { fast-file("/dev/full" flags(ignore-errors) retries(5) time-reopen(60)); };
+log { source(s_in); destination(d_fast); };
+""" % {"w": w}
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), stream_lines(50))
+            self.assertTrue(fdharness.wait_until(lambda: stat(sng, "dropped") == 50, 15),
+                            "dropped %d\n%s" % (stat(sng, "dropped"), sng.output()))
+            self.assertEqual(stat(sng, "written"), 0)
+            self.assertIn("No space left on device", sng.output())
 
 
 if __name__ == "__main__":
