@@ -165,6 +165,18 @@ fastfile_dd_set_truncate_size(LogDriver *d, gint truncate_size)
   ((FastFileDriver *) d)->record_options.truncate_size = truncate_size;
 }
 
+void
+fastfile_dd_set_overwrite_if_older(LogDriver *d, gint seconds)
+{
+  ((FastFileDriver *) d)->opener_options.overwrite_if_older = seconds;
+}
+
+void
+fastfile_dd_set_symlink_as(LogDriver *d, const gchar *symlink_as)
+{
+  append_opener_options_set_symlink_as(&((FastFileDriver *) d)->opener_options, symlink_as);
+}
+
 static const gchar *
 _format_stats_instance(LogThreadedDestDriver *d)
 {
@@ -350,6 +362,7 @@ _free(LogPipe *s)
   log_template_unref(self->template);
   log_template_options_destroy(&self->template_options);
   g_free(self->encoding);
+  append_opener_options_destroy(&self->opener_options);
   g_mutex_clear(&self->reopen_lock);
   log_threaded_dest_driver_free(s);
 }

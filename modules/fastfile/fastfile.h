@@ -83,6 +83,8 @@ gint fastfile_dd_lookup_flag(const gchar *flag);
 void fastfile_dd_set_writer_flags(LogDriver *d, guint32 flags);
 void fastfile_dd_set_pad_size(LogDriver *d, gint pad_size);
 void fastfile_dd_set_truncate_size(LogDriver *d, gint truncate_size);
+void fastfile_dd_set_overwrite_if_older(LogDriver *d, gint seconds);
+void fastfile_dd_set_symlink_as(LogDriver *d, const gchar *symlink_as);
 
 void fastfile_dd_global_init(void);
 /* init: what the workers run with, from the options set (after the template and perm options are initialized) */

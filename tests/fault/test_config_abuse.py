@@ -82,6 +82,9 @@ FASTFILE_BAD = {
     "pad-size": "-1",
     "truncate-size": "-1",
     "optional": "maybe",
+    "overwrite-if-older": "-1",
+    "remove-if-older": "-1",
+    "symlink-as": '""',
     **FILE_PERM_BAD,
     **SHARED_BAD,
 }

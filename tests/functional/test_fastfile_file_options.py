@@ -385,5 +385,67 @@ log { source(s_in); destination(d_fast); };
             self.assertIn("No space left on device", sng.output())
 
 
+class TestOverwriteIfOlder(Differential):
+    def test_old_file_is_overwritten_recent_one_appended(self):
+        """overwrite-if-older(): a file last modified longer ago is started anew when it is opened, a
+        newer one is appended to; ${WEEKDAY} names from the message time stamps"""
+        def prepare(w):
+            for side in ("file", "fast"):
+                os.makedirs(os.path.join(w, side))
+                for day, age in (("Mon", 8 * 86400), ("Tue", 3600)):
+                    path = os.path.join(w, side, "messages-%s" % day)
+                    with open(path, "wb") as f:
+                        f.write(b"from before\n")
+                    os.utime(path, (time.time() - age, time.time() - age))
+
+        def send(sng, w):
+            lines = [b"<13>2026-11-30T05:00:00+00:00 h p: monday", b"<13>2026-12-01T05:00:00+00:00 h p: tuesday"]
+            fdharness.send_lines(os.path.join(w, "in.sock"), lines)
+            return len(lines)
+        opts = ' overwrite-if-older(86400)'
+        w = self.workdir()
+        prepare(w)
+        config = pair_config(w, '"%(w)s/file/messages-${WEEKDAY}"' + opts, '"%(w)s/fast/messages-${WEEKDAY}"' + opts)
+        with fdharness.SyslogNg(config, workdir=w) as sng:
+            send(sng, w)
+            self.assertTrue(fdharness.wait_until(lambda: stat(sng, "written") == 2, 20))
+            settle([os.path.join(w, "file"), os.path.join(w, "fast")])
+        stock, fast = tree(os.path.join(w, "file")), tree(os.path.join(w, "fast"))
+        self.assertEqual(stock["messages-Mon"], b"Nov 30 05:00:00 h p: monday\n")
+        self.assertEqual(stock["messages-Tue"], b"from before\nDec  1 05:00:00 h p: tuesday\n")
+        self.assertEqual(stock, fast)
+
+    def test_remove_if_older_is_the_obsolete_name(self):
+        rc, out = fdharness.check_config('destination d { fast-file("/tmp/x" remove-if-older(10)); };\n'
+                                         'log { source { internal(); }; destination(d); };\n')
+        self.assertEqual(rc, 0, out)
+        self.assertIn("keyword='remove_if_older', change='overwrite_if_older'", out)
+
+
+class TestSymlinkAs(Differential):
+    def test_link_follows_the_day(self):
+        """symlink-as() points at the file opened last: a day's file when its first message comes
+        (the day from the message time stamp), not back at an older one for a late message"""
+        days = [[b"<13>2026-11-29T23:59:58+00:00 h p: sunday %d" % i for i in range(3)],
+                [b"<13>2026-11-30T00:00:01+00:00 h p: monday %d" % i for i in range(3)],
+                [b"<13>2026-11-29T23:59:59+00:00 h p: late sunday"],
+                [b"<13>2026-12-01T00:00:00+00:00 h p: tuesday"]]
+        expected = ["20261129", "20261130", "20261130", "20261201"]
+        w = self.workdir()
+        opts = '"%(w)s/{side}/${{YEAR}}${{MONTH}}${{DAY}}.log" create-dirs(yes) symlink-as("%(w)s/links/{side}-today.log")'
+        config = pair_config(w, opts.format(side="file"), opts.format(side="fast"))
+        sent = 0
+        with fdharness.SyslogNg(config, workdir=w) as sng:
+            for batch, day in zip(days, expected):
+                fdharness.send_lines(os.path.join(w, "in.sock"), batch)
+                sent += len(batch)
+                self.assertTrue(fdharness.wait_until(lambda: stat(sng, "written") == sent, 20))
+                settle([os.path.join(w, "file"), os.path.join(w, "fast")])
+                for side in ("file", "fast"):
+                    link = os.path.join(w, "links", "%s-today.log" % side)
+                    self.assertEqual(os.readlink(link), os.path.join(w, side, day + ".log"), side)
+        self.assertEqual(tree(os.path.join(w, "file")), tree(os.path.join(w, "fast")))
+
+
 if __name__ == "__main__":
     fdharness.main()
