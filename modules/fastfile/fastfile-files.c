@@ -46,6 +46,8 @@ _entry_new(FastFileSet *self, const gchar *path)
 static void
 _entry_free(FastFileEntry *entry)
 {
+  fastfile_suppress_slot_clear(&entry->suppress);
+  fastfile_mark_slot_clear(&entry->mark);
   batch_buffer_destroy(&entry->fill);
   batch_buffer_destroy(&entry->out);
   g_free(entry->path);
@@ -55,7 +57,8 @@ _entry_free(FastFileEntry *entry)
 static gboolean
 _is_idle(FastFileEntry *entry)
 {
-  return entry->fd < 0 && entry->unacked == 0
+  /* repeats left out by suppress() keep the file until their summary is written */
+  return entry->fd < 0 && entry->unacked == 0 && !fastfile_suppress_slot_pending(&entry->suppress)
          && batch_buffer_len(&entry->fill) == 0 && batch_buffer_len(&entry->out) == 0;
 }
 

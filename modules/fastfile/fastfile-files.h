@@ -21,6 +21,8 @@
 #include "batch-writer.h"
 #include "append-opener.h"
 #include "logpipe.h"
+#include "fastfile-suppress.h"
+#include "fastfile-mark.h"
 
 #include <sys/types.h>
 
@@ -69,6 +71,10 @@ typedef struct _FastFileEntry
   gboolean discarding;        /* the lane is dropping its unwritten records (writer, lane lock) */
   guint discard_count;
   GList lru_link;             /* in FastFileSet.lru while fd is open */
+
+  /* file()'s suppress() and MARK state of this file (lane lock) */
+  FastFileSuppressSlot suppress;
+  FastFileMarkSlot mark;
 } FastFileEntry;
 
 typedef struct _FastFileSetOptions

@@ -22,6 +22,7 @@
 #include "messages.h"
 #include "stats/stats-registry.h"
 #include "stats/stats-cluster-single.h"
+#include "stats/stats-cluster-logpipe.h"
 
 #include <string.h>
 
@@ -166,6 +167,29 @@ fastfile_dd_set_truncate_size(LogDriver *d, gint truncate_size)
 }
 
 void
+fastfile_dd_set_suppress(LogDriver *d, gint seconds)
+{
+  ((FastFileDriver *) d)->suppress_options.seconds = seconds;
+}
+
+void
+fastfile_dd_set_mark_freq(LogDriver *d, gint seconds)
+{
+  ((FastFileDriver *) d)->mark_options.freq = seconds;
+}
+
+gboolean
+fastfile_dd_set_mark_mode(LogDriver *d, const gchar *mode)
+{
+  gint value = cfg_lookup_mark_mode(mode);
+
+  if (value < 0)
+    return FALSE;
+  ((FastFileDriver *) d)->mark_options.mode = value;
+  return TRUE;
+}
+
+void
 fastfile_dd_set_overwrite_if_older(LogDriver *d, gint seconds)
 {
   ((FastFileDriver *) d)->opener_options.overwrite_if_older = seconds;
@@ -224,6 +248,9 @@ fastfile_dd_init_worker_options(FastFileDriver *self)
   options->lane.template_options = &self->template_options;
   options->lane.template = self->template;
   options->lane.record = &self->record_options;
+  options->lane.suppress = &self->suppress_options;
+  options->lane.marks = &self->mark_options;
+  options->lane.seq_num = &s->shared_seq_num;
   options->lane.encoding = self->encoding;
   options->lane.line_ending = self->line_ending;
   options->lane.bom = self->bom;
@@ -256,12 +283,14 @@ _queue(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
 
 /* file()'s counters of its writer options, by file()'s names and stats level */
 static void
-_writer_counter_keys(FastFileDriver *self, StatsClusterKey *truncated_count, StatsClusterKey *truncated_bytes)
+_writer_counter_keys(FastFileDriver *self, StatsClusterKey *pipe, StatsClusterKey *truncated_count,
+                     StatsClusterKey *truncated_bytes)
 {
   guint16 component = self->super.stats_source | SCS_DESTINATION;
   const gchar *id = self->super.super.super.id;
   const gchar *instance = _format_stats_instance(&self->super);
 
+  stats_cluster_logpipe_key_set(pipe, component, id, instance);
   stats_cluster_single_key_set_with_name(truncated_count, component, id, instance, "truncated_count");
   stats_cluster_single_key_set_with_name(truncated_bytes, component, id, instance, "truncated_bytes");
 }
@@ -269,26 +298,30 @@ _writer_counter_keys(FastFileDriver *self, StatsClusterKey *truncated_count, Sta
 static void
 _register_writer_counters(FastFileDriver *self)
 {
-  StatsClusterKey truncated_count, truncated_bytes;
+  StatsClusterKey pipe, truncated_count, truncated_bytes;
 
-  _writer_counter_keys(self, &truncated_count, &truncated_bytes);
+  _writer_counter_keys(self, &pipe, &truncated_count, &truncated_bytes);
   stats_lock();
   stats_register_counter(STATS_LEVEL1, &truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
   stats_register_counter(STATS_LEVEL1, &truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
+  if (self->suppress_options.seconds > 0)
+    stats_register_counter(STATS_LEVEL1, &pipe, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
   stats_unlock();
 }
 
 static void
 _unregister_writer_counters(FastFileDriver *self)
 {
-  StatsClusterKey truncated_count, truncated_bytes;
+  StatsClusterKey pipe, truncated_count, truncated_bytes;
 
-  if (!self->record_options.truncated_count && !self->record_options.truncated_bytes)
-    return;
-  _writer_counter_keys(self, &truncated_count, &truncated_bytes);
+  _writer_counter_keys(self, &pipe, &truncated_count, &truncated_bytes);
   stats_lock();
-  stats_unregister_counter(&truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
-  stats_unregister_counter(&truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
+  if (self->record_options.truncated_count)
+    stats_unregister_counter(&truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
+  if (self->record_options.truncated_bytes)
+    stats_unregister_counter(&truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
+  if (self->suppress_options.suppressed)
+    stats_unregister_counter(&pipe, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
   stats_unlock();
 }
 
@@ -330,6 +363,15 @@ _init(LogPipe *s)
       return FALSE;
     }
 
+  /* file()'s defaults from options { }: suppress(), mark-mode(global), mark-freq() */
+  if (self->suppress_options.seconds == -1)
+    self->suppress_options.seconds = cfg->suppress;
+  if (self->mark_options.mode == MM_GLOBAL)
+    self->mark_options.mode = cfg->mark_mode;
+  if (self->mark_options.freq == -1)
+    self->mark_options.freq = cfg->mark_freq;
+  host_resolve_options_init(&self->mark_options.host_resolve_options, &cfg->host_resolve_options);
+
   self->record_options.driver_id = self->super.super.super.id;
   self->record_options.owner = s;
   _register_writer_counters(self);
@@ -363,6 +405,7 @@ _free(LogPipe *s)
   log_template_options_destroy(&self->template_options);
   g_free(self->encoding);
   append_opener_options_destroy(&self->opener_options);
+  host_resolve_options_destroy(&self->mark_options.host_resolve_options);
   g_mutex_clear(&self->reopen_lock);
   log_threaded_dest_driver_free(s);
 }
@@ -425,6 +468,11 @@ fastfile_dd_new(LogTemplate *filename_template, GlobalConfig *cfg)
   self->line_ending = LINE_ENDING_LF;
   self->template_escape = -1;
   self->record_options.truncate_size = -1;
+  self->suppress_options.seconds = -1;
+  /* file()'s default (not the global mark-mode()), as file() sets it */
+  self->mark_options.mode = MM_NONE;
+  self->mark_options.freq = -1;
+  host_resolve_options_defaults(&self->mark_options.host_resolve_options);
   self->time_reap = -1;
   self->max_open_files = FASTFILE_DEFAULT_MAX_OPEN_FILES;
   g_mutex_init(&self->reopen_lock);

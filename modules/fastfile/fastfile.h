@@ -47,9 +47,11 @@ typedef struct _FastFileDriver
   gint time_reap;
   gint max_open_files;
 
-  /* file()'s writer options (LogWriter's): flags(), pad-size(), truncate-size() */
+  /* file()'s writer options (LogWriter's): flags(), pad-size(), truncate-size(), suppress(), mark-*() */
   guint32 writer_flags;               /* LWO_* */
   FastFileRecordOptions record_options;
+  FastFileSuppressOptions suppress_options;   /* seconds -1: global suppress() */
+  FastFileMarkOptions mark_options;           /* file()'s default mode none; freq -1: global mark-freq() */
 
   /* bumped by syslog-ng-ctl reopen (main thread), checked by the workers */
   gint reopen_generation;
@@ -83,6 +85,10 @@ gint fastfile_dd_lookup_flag(const gchar *flag);
 void fastfile_dd_set_writer_flags(LogDriver *d, guint32 flags);
 void fastfile_dd_set_pad_size(LogDriver *d, gint pad_size);
 void fastfile_dd_set_truncate_size(LogDriver *d, gint truncate_size);
+void fastfile_dd_set_suppress(LogDriver *d, gint seconds);
+void fastfile_dd_set_mark_freq(LogDriver *d, gint seconds);
+/* FALSE for a mode file() does not have */
+gboolean fastfile_dd_set_mark_mode(LogDriver *d, const gchar *mode);
 void fastfile_dd_set_overwrite_if_older(LogDriver *d, gint seconds);
 void fastfile_dd_set_symlink_as(LogDriver *d, const gchar *symlink_as);
 

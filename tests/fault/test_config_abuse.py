@@ -85,6 +85,9 @@ FASTFILE_BAD = {
     "overwrite-if-older": "-1",
     "remove-if-older": "-1",
     "symlink-as": '""',
+    "suppress": "-1",
+    "mark-freq": "-1",
+    "mark-mode": "sometimes",
     **FILE_PERM_BAD,
     **SHARED_BAD,
 }

@@ -447,5 +447,197 @@ class TestSymlinkAs(Differential):
         self.assertEqual(tree(os.path.join(w, "file")), tree(os.path.join(w, "fast")))
 
 
+STAMP_RE = re.compile(rb"^[A-Z][a-z]{2} [ 0-9][0-9] [0-9]{2}:[0-9]{2}:[0-9]{2}")
+
+
+def normalise_own_lines(data):
+    """the time stamp of the lines a destination makes itself at a time of its own (MARK, suppression
+    summaries) replaced by a placeholder"""
+    out = []
+    for line in data.split(b"\n"):
+        if line.endswith(b"-- MARK --") or b"suppressed by syslog-ng on" in line:
+            line = STAMP_RE.sub(b"<STAMP>", line)
+        out.append(line)
+    return b"\n".join(out)
+
+
+def wait_for_fraction(lo, hi):
+    """sleep until the monotonic clock (syslog-ng's timers run on it) is between lo and hi into a second"""
+    while not lo <= time.monotonic() % 1 < hi:
+        time.sleep(0.01)
+
+
+def floods():
+    """runs of repeats (hosts interleaved, a different pid, a longer text, an empty text) and singles"""
+    lines = []
+    for run in range(20):
+        for host in ("a", "b"):
+            for _ in range(run % 5 + 1):
+                lines.append(b"<13>Nov 30 05:00:%02d %s prog[7]: same old %d" % (run % 60, host.encode(), run // 4))
+        lines.append(b"<13>Nov 30 05:00:00 a prog[8]: same old %d" % (run // 4))
+        lines.append(b"<13>Nov 30 05:00:00 a prog[7]: %s" % (b"x" * (run % 3)))
+    lines.append(b"<13>Nov 30 05:00:00 a prog[7]: the end")
+    lines.append(b"<13>Nov 30 05:00:00 b prog[7]: the end")
+    return lines
+
+
+class TestSuppress(Differential):
+    def test_runs_of_repeats(self):
+        """suppress(60) in one file and per file (\${HOST}); the direct path and the queued one
+        (throttle() sends every message through the queue)"""
+        lines = floods()
+        for name, extra in (("%(w)s/{}.out", ""), ("%(w)s/{}/${{HOST}}.log", " create-dirs(yes)"),
+                            ("%(w)s/{}.out", " throttle(1000000)")):
+            file_args = '"%s" suppress(60)%s' % (name.format("file"), extra.replace(" throttle(1000000)", ""))
+            fast_args = '"%s" suppress(60)%s' % (name.format("fast"), extra)
+            outputs = ("file.out", "fast.out") if name.endswith(".out") else ("file", "fast")
+            w = self.run_pair(file_args, fast_args, lines, outputs=outputs)
+            if name.endswith(".out"):
+                stock, fast = self.pair_outputs(w)
+                self.assert_same(normalise_own_lines(stock), normalise_own_lines(fast))
+            else:
+                stock, fast = tree(os.path.join(w, "file")), tree(os.path.join(w, "fast"))
+                self.assertEqual(sorted(stock), ["a.log", "b.log"])
+                for f in stock:
+                    self.assert_same(normalise_own_lines(stock[f]), normalise_own_lines(fast[f]))
+                fast = b"".join(fast.values())
+            counts = [int(n) for n in re.findall(rb"Last message '[^']*' repeated (\d+) times, suppressed by syslog-ng on ",
+                                                 fast)]
+            self.assertGreater(len(counts), 5, short(fast))
+            # a repeat is acked, counted in suppressed, not written; a summary is a message written
+            self.assertEqual(self.stats["suppressed"], sum(counts))
+            self.assertEqual(self.stats["processed"], len(lines) + len(counts))
+            self.assertEqual(self.stats["written"], len(lines) - sum(counts) + len(counts))
+            self.assertEqual(self.stats["queued"], 0)
+
+    def test_summary_when_the_time_is_up(self):
+        """without another message the summary comes suppress() seconds after the first repeat, and
+        the next repeat after it is written as a new first"""
+        def send(sng, w):
+            sock = os.path.join(w, "in.sock")
+            wait_for_fraction(0.2, 0.4)
+            fdharness.send_lines(sock, [b"<13>Nov 30 05:00:00 h p[1]: again"] * 6)
+            time.sleep(3.5)
+            fdharness.send_lines(sock, [b"<13>Nov 30 05:00:00 h p[1]: again"] * 2)
+            return 8
+        w = self.run_pair('"%(w)s/file.out" suppress(2)', '"%(w)s/fast.out" suppress(2)', send=send)
+        stock, fast = self.pair_outputs(w)
+        self.assertEqual(stock.count(b"repeated 5 times"), 1, short(stock))
+        self.assertEqual(stock.count(b": again\n"), 2, short(stock))
+        self.assert_same(normalise_own_lines(stock), normalise_own_lines(fast))
+
+
+def paced(plan, sock="in.sock", port=None):
+    """send(sng, w) for run_pair: plan is [(lines, seconds to the next step, via)], via "unix" or "tcp";
+    the first step 0.35 s into a second of the monotonic clock (syslog-ng's timers fire on whole
+    seconds of it), every later one a whole number of seconds after it, so that no message comes
+    near a MARK's second"""
+    def send(sng, w):
+        wait_for_fraction(0.3, 0.4)
+        start, n, at = time.monotonic(), 0, 0.0
+        for lines, pause, via in plan:
+            delay = start + at - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            if via == "tcp":
+                with socket.create_connection(("127.0.0.1", port)) as c:
+                    c.sendall(b"".join(line + b"\n" for line in lines))
+            else:
+                fdharness.send_lines(os.path.join(w, sock), lines)
+            n += len(lines)
+            at += pause
+        delay = start + at - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        return n
+    return send
+
+
+def marks(data):
+    return data.count(b"-- MARK --\n")
+
+
+END = b"the end"
+
+
+def end_line(host="h"):
+    return b"<13>Nov 30 05:00:00 %s p[1]: %s" % (host.encode(), END)
+
+
+def up_to_the_end(data):
+    """the output up to the last line of the test's own: what comes later (MARKs while the outputs
+    settle and syslog-ng stops) depends on when each destination stopped"""
+    cut = data.rfind(END + b"\n")
+    return data if cut < 0 else data[:cut + len(END) + 1]
+
+
+class TestMark(Differential):
+    def run_marks(self, opts, plan, expect_marks, **config_args):
+        w = self.run_pair('"%(w)s/file.out" ' + opts, '"%(w)s/fast.out" ' + opts,
+                          send=paced(plan + [([end_line()], 0, "unix")], port=config_args.pop("port", None)),
+                          **config_args)
+        stock, fast = (up_to_the_end(data) for data in self.pair_outputs(w))
+        self.assertEqual(marks(stock), expect_marks, short(stock, 3000))
+        self.assert_same(normalise_own_lines(stock), normalise_own_lines(fast))
+        return stock, fast
+
+    def test_dst_idle(self):
+        """a MARK each mark-freq() seconds of silence, none while messages come"""
+        burst = stream_lines(20)
+        stock, _ = self.run_marks("mark-mode(dst-idle) mark-freq(1)",
+                                  [(burst, 3, "unix"), (burst, 1, "unix"), (burst, 2, "unix")], 3 + 1 + 2)
+        # file()'s MARK: the local host, no program
+        self.assertRegex(stock.decode(), r"\n[A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} [^ ]+ -- MARK --\n")
+
+    def test_host_idle_counts_only_remote_messages(self):
+        port = free_tcp_port()
+        source = ('source s_in { unix-stream("%(w)s/in.sock" flags(expect-hostname));\n'
+                  '  network(ip("127.0.0.1") port(' + str(port) + ') transport(tcp)); };')
+        burst = stream_lines(10)
+        self.run_marks("mark-mode(host-idle) mark-freq(1)",
+                       [(burst, 2, "unix"), (burst, 2, "tcp"), (burst, 1, "unix")], 0 + 2 + 1,
+                       source=source, port=port)
+
+    def test_periodical_whatever_comes(self):
+        burst = stream_lines(5)
+        self.run_marks("mark-mode(periodical) mark-freq(1)", [(burst, 0.5, "unix")] * 6, 3)
+
+    def test_global_mark_mode_and_freq(self):
+        """mark-mode(global) takes options { mark-mode() }, mark-freq() comes from options { } too"""
+        burst = stream_lines(5)
+        self.run_marks("mark-mode(global)", [(burst, 2, "unix")], 2,
+                       options="mark-mode(dst-idle); mark-freq(1);")
+
+    def test_per_file(self):
+        """each file its own MARKs, as each file() writer has its own"""
+        burst = stream_lines(9, hosts=3)
+        ends = [end_line("host%d" % i) for i in range(3)]
+        w = self.run_pair('"%(w)s/file/${HOST}.log" create-dirs(yes) mark-mode(dst-idle) mark-freq(1)',
+                          '"%(w)s/fast/${HOST}.log" create-dirs(yes) mark-mode(dst-idle) mark-freq(1)',
+                          send=paced([(burst, 2, "unix"), (burst[:1], 1, "unix"), (ends, 0, "unix")]),
+                          outputs=("file", "fast"))
+        stock, fast = tree(os.path.join(w, "file")), tree(os.path.join(w, "fast"))
+        self.assertEqual(sorted(stock), ["host0.log", "host1.log", "host2.log"])
+        stock = {f: up_to_the_end(data) for f, data in stock.items()}
+        fast = {f: up_to_the_end(data) for f, data in fast.items()}
+        self.assertEqual([marks(stock[f]) for f in sorted(stock)], [3, 3, 3])
+        for f in stock:
+            self.assert_same(normalise_own_lines(stock[f]), normalise_own_lines(fast[f]))
+
+    def test_internal_marks_pass_only_with_mark_mode_internal(self):
+        """internal() MARK messages (global mark-freq()) are written with mark-mode(internal) and left
+        out otherwise (file()'s default is none); the same message objects reach both, so no time
+        stamp differs"""
+        source = ('source s_in { internal(); unix-stream("%(w)s/in.sock" flags(expect-hostname)); };')
+        for opts, expected in (("mark-mode(internal)", True), ("", False), ("mark-mode(none)", False),
+                               ("mark-mode(dst-idle) mark-freq(0)", False)):
+            w = self.run_pair('"%(w)s/file.out" template("${PROGRAM} ${MSG}\\n") ' + opts,
+                              '"%(w)s/fast.out" template("${PROGRAM} ${MSG}\\n") ' + opts,
+                              send=paced([(stream_lines(3), 3.5, "unix"), ([end_line()], 0, "unix")]),
+                              source=source, options="mark-freq(1);")
+            stock, fast = (up_to_the_end(data) for data in self.pair_outputs(w))
+            self.assertEqual(b" -- MARK --\n" in stock, expected, opts + ": " + short(stock, 1000))
+            self.assert_same(stock, fast)
+
 if __name__ == "__main__":
     fdharness.main()
