@@ -639,5 +639,50 @@ class TestMark(Differential):
             self.assertEqual(b" -- MARK --\n" in stock, expected, opts + ": " + short(stock, 1000))
             self.assert_same(stock, fast)
 
+# Every option of syslog-ng 3.38's file() destination (modules/affile/affile-grammar.ym
+# dest_affile_option, lib/cfg-grammar.y dest_writer_option, dest_driver_option, file_perm_option,
+# template_option), each in a valid form; the mark-mode() values, flags() and the empty perm forms
+# each once.  4.8's additions (flags(seqnum) and others) are not in 3.38.
+FILE_OPTIONS_338 = [
+    'flags(syslog-protocol, no-multi-line, "threaded", ignore-errors)', "flags(no_multi_line)", "flags()",
+    "flush-lines(10)", "flush-timeout(100)", "suppress(10)", 'template("${MSG}\\n")', "template-escape(yes)",
+    "pad-size(0)", "truncate-size(100)", "mark-freq(10)",
+    "mark-mode(internal)", "mark-mode(dst-idle)", "mark-mode(dst_idle)", "mark-mode(host-idle)",
+    "mark-mode(periodical)", "mark-mode(none)", "mark-mode(global)", 'mark-mode("dst-idle")',
+    "time-reopen(10)", "ts-format(iso)", "frac-digits(3)", 'time-zone("UTC")', 'send-time-zone("UTC")',
+    'local-time-zone("UTC")', 'on-error("fallback-to-string")',
+    "log-fifo-size(1000)", "throttle(0)", 'persist-name("every-option")',
+    'owner("root")', "owner()", 'group("root")', "group()", "perm(0640)", "perm()",
+    'dir-owner("root")', "dir-owner()", 'dir-group("root")', "dir-group()", "dir-perm(0750)", "dir-perm()",
+    "optional(yes)", "overwrite-if-older(86400)", "remove-if-older(86400)", 'symlink-as("/tmp/fastdest-current")',
+    "fsync(no)", "time-reap(30)", "create-dirs(yes)",
+]
+
+
+class TestEveryFileOption(fdharness.TestCase):
+    def check(self, driver, options):
+        config = "destination d {\n  %s(\"/tmp/fastdest-every-option/${HOST}.log\"\n    %s\n  );\n};\n" \
+                 "log { source { internal(); }; destination(d); };\n" % (driver, "\n    ".join(options))
+        return fdharness.check_config(config)
+
+    def test_a_config_that_works_with_file_works_with_fast_file(self):
+        """all of file()'s options at once, in both drivers: both accepted, with the same warnings
+        (syslog-ng's obsolete-keyword ones for flush-timeout() and remove-if-older())"""
+        results = {}
+        for driver in ("file", "fast-file"):
+            rc, out = self.check(driver, FILE_OPTIONS_338)
+            self.assertEqual(rc, 0, "%s() refused file()'s options:\n%s" % (driver, out))
+            results[driver] = sorted(re.sub(r"/tmp/fdcheck-[^/]*/", "", re.sub(r"^\[[^]]*\] ", "", line))
+                                     for line in out.splitlines() if line.strip())
+        self.assertEqual(results["file"], results["fast-file"])
+        self.assertTrue(any("flush_timeout" in line for line in results["fast-file"]), results)
+        self.assertTrue(any("remove_if_older" in line for line in results["fast-file"]), results)
+
+    def test_each_option_alone(self):
+        for option in FILE_OPTIONS_338:
+            rc, out = self.check("fast-file", [option])
+            self.assertEqual(rc, 0, "fast-file(%s) refused:\n%s" % (option, out))
+
+
 if __name__ == "__main__":
     fdharness.main()
