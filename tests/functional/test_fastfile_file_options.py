@@ -577,7 +577,9 @@ class TestMark(Differential):
                           send=paced(plan + [([end_line()], 0, "unix")], port=config_args.pop("port", None)),
                           **config_args)
         stock, fast = (up_to_the_end(data) for data in self.pair_outputs(w))
-        self.assertEqual(marks(stock), expect_marks, short(stock, 3000))
+        # the comparison is the test; the count says the plan's pauses did what they should (a
+        # machine slow enough to move a message across a whole second may shift one MARK)
+        self.assertLessEqual(abs(marks(stock) - expect_marks), 1, short(stock, 3000))
         self.assert_same(normalise_own_lines(stock), normalise_own_lines(fast))
         return stock, fast
 
@@ -620,24 +622,36 @@ class TestMark(Differential):
         self.assertEqual(sorted(stock), ["host0.log", "host1.log", "host2.log"])
         stock = {f: up_to_the_end(data) for f, data in stock.items()}
         fast = {f: up_to_the_end(data) for f, data in fast.items()}
-        self.assertEqual([marks(stock[f]) for f in sorted(stock)], [3, 3, 3])
+        self.assertTrue(all(abs(marks(stock[f]) - 3) <= 1 for f in stock), [marks(stock[f]) for f in sorted(stock)])
         for f in stock:
             self.assert_same(normalise_own_lines(stock[f]), normalise_own_lines(fast[f]))
 
     def test_internal_marks_pass_only_with_mark_mode_internal(self):
         """internal() MARK messages (global mark-freq()) are written with mark-mode(internal) and left
         out otherwise (file()'s default is none); the same message objects reach both, so no time
-        stamp differs"""
-        source = ('source s_in { internal(); unix-stream("%(w)s/in.sock" flags(expect-hostname)); };')
+        stamp differs.  A third file() with mark-mode(internal) shows that the MARKs came."""
+        source = 'source s_in { internal(); unix-stream("%(w)s/in.sock" flags(expect-hostname)); };'
+        template = 'template("${PROGRAM} ${MSG}\\n") '
         for opts, expected in (("mark-mode(internal)", True), ("", False), ("mark-mode(none)", False),
                                ("mark-mode(dst-idle) mark-freq(0)", False)):
-            w = self.run_pair('"%(w)s/file.out" template("${PROGRAM} ${MSG}\\n") ' + opts,
-                              '"%(w)s/fast.out" template("${PROGRAM} ${MSG}\\n") ' + opts,
-                              send=paced([(stream_lines(3), 3.5, "unix"), ([end_line()], 0, "unix")]),
-                              source=source, options="mark-freq(1);")
+            w = self.workdir()
+            extra = 'destination d_witness { file("%s/witness.out" %s mark-mode(internal)); };' % (w, template)
+            config = pair_config(w, '"%(w)s/file.out" ' + template + opts, '"%(w)s/fast.out" ' + template + opts,
+                                 source=source, options="mark-freq(1);", extra=extra,
+                                 log_extra="destination(d_witness);")
+            witness = os.path.join(w, "witness.out")
+            with fdharness.SyslogNg(config, workdir=w) as sng:
+                fdharness.send_lines(os.path.join(w, "in.sock"), stream_lines(3))
+                self.assertTrue(fdharness.wait_until(
+                    lambda: os.path.exists(witness) and marks(read(witness)) >= 2, 30), sng.output())
+                fdharness.send_lines(os.path.join(w, "in.sock"), [end_line()])
+                self.assertTrue(fdharness.wait_until(
+                    lambda: all(os.path.exists(os.path.join(w, n)) and END in read(os.path.join(w, n))
+                                for n in ("file.out", "fast.out")), 30), sng.output())
             stock, fast = (up_to_the_end(data) for data in self.pair_outputs(w))
             self.assertEqual(b" -- MARK --\n" in stock, expected, opts + ": " + short(stock, 1000))
             self.assert_same(stock, fast)
+
 
 # Every option of syslog-ng 3.38's file() destination (modules/affile/affile-grammar.ym
 # dest_affile_option, lib/cfg-grammar.y dest_writer_option, dest_driver_option, file_perm_option,
