@@ -57,8 +57,10 @@ _entry_free(FastFileEntry *entry)
 static gboolean
 _is_idle(FastFileEntry *entry)
 {
-  /* repeats left out by suppress() keep the file until their summary is written */
+  /* repeats left out by suppress() keep the file until their summary is written, a MARK to
+   * come keeps it over a reopen or an eviction (file()'s writer keeps its timer) */
   return entry->fd < 0 && entry->unacked == 0 && !fastfile_suppress_slot_pending(&entry->suppress)
+         && !fastfile_mark_slot_scheduled(&entry->mark)
          && batch_buffer_len(&entry->fill) == 0 && batch_buffer_len(&entry->out) == 0;
 }
 
@@ -544,6 +546,8 @@ fastfile_set_reap(FastFileSet *self, gint time_reap)
       if (!entry->in_outgoing && !entry->in_filled && entry->unacked == 0)
         {
           msg_debug("fast-file(): closing idle file", evt_tag_str("path", entry->path));
+          /* as file() reaps a writer with its MARK timer */
+          fastfile_mark_slot_clear(&entry->mark);
           _close_fd(self, entry);
           _add_maybe_idle(self, entry);
         }

@@ -85,7 +85,15 @@ void fastfile_marks_take_due(FastFileMarks *self, gint64 now,
                              void (*fn)(FastFileMarkSlot *slot, LogMessage *mark, gpointer user_data),
                              gpointer user_data);
 
-/* the slot's file goes away */
+/* a MARK is to come: the file is kept (closed or not) as file() keeps its
+ * writer, until time-reap() finds it unused */
+static inline gboolean
+fastfile_mark_slot_scheduled(const FastFileMarkSlot *slot)
+{
+  return slot->scheduled != NULL;
+}
+
+/* the slot's file goes away, or is reaped: no more MARKs for it */
 void fastfile_mark_slot_clear(FastFileMarkSlot *slot);
 
 #endif

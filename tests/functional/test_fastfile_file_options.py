@@ -626,6 +626,28 @@ class TestMark(Differential):
         for f in stock:
             self.assert_same(normalise_own_lines(stock[f]), normalise_own_lines(fast[f]))
 
+    def test_marks_go_on_over_a_reopen(self):
+        """syslog-ng-ctl reopen (logrotate) closes the files; file()'s writers keep their MARK timers,
+        so the MARKs of an idle templated file go on, into the reopened file"""
+        burst = stream_lines(6, hosts=2)
+
+        def send(sng, w):
+            n = paced([(burst, 1.5, "unix")])(sng, w)
+            sng.reopen()
+            time.sleep(2)
+            ends = [end_line("host%d" % i) for i in range(2)]
+            fdharness.send_lines(os.path.join(w, "in.sock"), ends)
+            return n + len(ends)
+        w = self.run_pair('"%(w)s/file/${HOST}.log" create-dirs(yes) mark-mode(dst-idle) mark-freq(1)',
+                          '"%(w)s/fast/${HOST}.log" create-dirs(yes) mark-mode(dst-idle) mark-freq(1)',
+                          send=send, outputs=("file", "fast"))
+        stock, fast = tree(os.path.join(w, "file")), tree(os.path.join(w, "fast"))
+        self.assertEqual(sorted(stock), ["host0.log", "host1.log"])
+        for f in stock:
+            a, b = up_to_the_end(stock[f]), up_to_the_end(fast[f])
+            self.assertGreaterEqual(marks(a), 3, short(a, 2000))
+            self.assert_same(normalise_own_lines(a), normalise_own_lines(b))
+
     def test_internal_marks_pass_only_with_mark_mode_internal(self):
         """internal() MARK messages (global mark-freq()) are written with mark-mode(internal) and left
         out otherwise (file()'s default is none); the same message objects reach both, so no time
