@@ -194,6 +194,9 @@ _record_seq_num(FastFileFormatter *self, LogMessage *msg, gint32 seq_num)
 
   if (msg->flags & LF_LOCAL)
     return seq_num;
+  /* meta.sequenceId is structured data: none without any (RFC 3164 traffic) */
+  if (msg->num_sdata == 0)
+    return 0;
   const gchar *value = log_msg_get_value(msg, self->meta_sequence_id, &len);
   if (len <= 0)
     return 0;
