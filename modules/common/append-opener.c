@@ -16,6 +16,7 @@
  */
 #include "append-opener.h"
 #include "cfg.h"
+#include "messages.h"
 
 #include <sys/types.h>
 #include <sys/stat.h>
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <errno.h>
+#include <time.h>
 
 #include "gprocess.h"
 
@@ -35,6 +37,8 @@ append_opener_options_defaults(AppendOpenerOptions *self)
   file_perm_options_defaults(&self->file_perm_options);
   self->create_dirs = -1;
   self->follow_symlinks = TRUE;
+  self->overwrite_if_older = 0;
+  self->symlink_as = NULL;
 }
 
 void
@@ -43,6 +47,20 @@ append_opener_options_init(AppendOpenerOptions *self, GlobalConfig *cfg)
   file_perm_options_inherit_from(&self->file_perm_options, &cfg->file_perm_options);
   if (self->create_dirs == -1)
     self->create_dirs = cfg->create_dirs;
+}
+
+void
+append_opener_options_set_symlink_as(AppendOpenerOptions *self, const gchar *symlink_as)
+{
+  g_free(self->symlink_as);
+  self->symlink_as = g_strdup(symlink_as);
+}
+
+void
+append_opener_options_destroy(AppendOpenerOptions *self)
+{
+  g_free(self->symlink_as);
+  self->symlink_as = NULL;
 }
 
 /* "../" or "/.." anywhere in the name: a ".." that a '/' precedes or
@@ -171,6 +189,88 @@ exit:
   return fd;
 }
 
+/* overwrite-if-older(): a file not modified for that long is from an
+ * earlier round of a rotating name (messages-${WEEKDAY}): start it anew */
+static void
+_remove_if_older(const AppendOpenerOptions *self, const gchar *path)
+{
+  struct stat st;
+
+  if (stat(path, &st) < 0 || st.st_mtime >= time(NULL) - self->overwrite_if_older)
+    return;
+  msg_info("Destination file is older than overwrite_if_older(), overwriting",
+           evt_tag_str("filename", path),
+           evt_tag_int("overwrite_if_older", self->overwrite_if_older));
+  if (unlink(path) < 0)
+    msg_error("Error removing a file older than overwrite_if_older()",
+              evt_tag_str("filename", path),
+              evt_tag_error("error"));
+}
+
+/* symlink-as(): TRUE when the link must be (re)made; a link pointing
+ * elsewhere is removed first, anything else in its place is left alone */
+static gboolean
+_symlink_needs_update(const gchar *link, const gchar *target)
+{
+  GError *error = NULL;
+  gchar *current = g_file_read_link(link, &error);
+
+  if (!current)
+    {
+      gboolean missing = g_error_matches(error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+
+      if (!missing)
+        msg_error("Error checking symlink",
+                  evt_tag_str("filename", link),
+                  evt_tag_str("message", error->message));
+      g_error_free(error);
+      return missing;
+    }
+
+  gboolean elsewhere = strcmp(current, target) != 0;
+  g_free(current);
+  if (!elsewhere)
+    return FALSE;
+  if (unlink(link) < 0)
+    {
+      msg_error("Error removing symlink",
+                evt_tag_str("filename", link),
+                evt_tag_error("error"));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* the link's owner and group are those of the files, as file() sets them */
+static void
+_update_symlink(const AppendOpenerOptions *self, const gchar *target)
+{
+  const gchar *link = self->symlink_as;
+
+  if (!_symlink_needs_update(link, target))
+    return;
+
+  cap_t saved_caps = g_process_cap_save();
+  g_process_enable_cap("cap_dac_override");
+  g_process_enable_cap("cap_chown");
+  if (self->create_dirs > 0)
+    file_perm_options_create_containing_directory(&self->file_perm_options, link);
+
+  msg_info("Creating symlink",
+           evt_tag_str("filename", link),
+           evt_tag_str("target", target));
+  if (symlink(target, link) < 0)
+    msg_error("Error creating symlink",
+              evt_tag_str("filename", link),
+              evt_tag_str("target", target),
+              evt_tag_error("error"));
+  else if (!file_perm_options_apply_symlink(&self->file_perm_options, link))
+    msg_error("Error setting symlink ownership",
+              evt_tag_str("filename", link),
+              evt_tag_error("error"));
+  g_process_cap_restore(saved_caps);
+}
+
 AppendOpenResult
 append_opener_open(const AppendOpenerOptions *self, const gchar *path, AppendOpenedFile *opened, gint *error_errno)
 {
@@ -185,6 +285,9 @@ append_opener_open(const AppendOpenerOptions *self, const gchar *path, AppendOpe
 
   if (_existing_path_is_unsupported(path))
     return _report(error_errno, APPEND_OPEN_NOT_SUPPORTED, 0);
+
+  if (self->overwrite_if_older > 0)
+    _remove_if_older(self, path);
 
   gint fd = _open_with_privileges(self, path, &st, &open_errno);
   if (fd < 0)
@@ -205,5 +308,7 @@ append_opener_open(const AppendOpenerOptions *self, const gchar *path, AppendOpe
 
   opened->fd = fd;
   opened->is_new_empty = S_ISREG(st.st_mode) && st.st_size == 0;
+  if (self->symlink_as)
+    _update_symlink(self, path);
   return _report(error_errno, APPEND_OPEN_SUCCESS, 0);
 }

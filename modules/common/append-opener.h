@@ -25,13 +25,15 @@
  * | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, perm/owner/group of new files
  * and of created directories from syslog-ng's FilePermOptions, spurious paths
  * ("../", "/..") refused, and only regular files and character devices
- * accepted.
+ * accepted.  file()'s overwrite-if-older() and symlink-as() act at each open.
  */
 typedef struct _AppendOpenerOptions
 {
   FilePermOptions file_perm_options;
   gboolean create_dirs;
   gboolean follow_symlinks;   /* FALSE: O_NOFOLLOW */
+  gint overwrite_if_older;    /* seconds: a file last modified longer ago is removed before it is opened; 0: never */
+  gchar *symlink_as;          /* a symlink by this name is made to point at each file opened; NULL: none */
 } AppendOpenerOptions;
 
 typedef enum
@@ -53,6 +55,8 @@ typedef struct _AppendOpenedFile
 void append_opener_options_defaults(AppendOpenerOptions *self);
 /* inherits the unset perm options from the global options(), as file() does */
 void append_opener_options_init(AppendOpenerOptions *self, GlobalConfig *cfg);
+void append_opener_options_set_symlink_as(AppendOpenerOptions *self, const gchar *symlink_as);
+void append_opener_options_destroy(AppendOpenerOptions *self);
 
 gboolean append_opener_is_spurious_path(const gchar *path);
 AppendOpenResult append_opener_open(const AppendOpenerOptions *self, const gchar *path,

@@ -48,6 +48,8 @@ _entry_new(FastFileSet *self, const gchar *path)
 static void
 _entry_free(FastFileEntry *entry)
 {
+  fastfile_suppress_slot_clear(&entry->suppress);
+  fastfile_mark_slot_clear(&entry->mark);
   batch_buffer_destroy(&entry->fill);
   batch_buffer_destroy(&entry->out);
   g_free(entry->path);
@@ -57,7 +59,10 @@ _entry_free(FastFileEntry *entry)
 static gboolean
 _is_idle(FastFileEntry *entry)
 {
-  return entry->fd < 0 && entry->unacked == 0
+  /* repeats left out by suppress() keep the file until their summary is written, a MARK to
+   * come keeps it over a reopen or an eviction (file()'s writer keeps its timer) */
+  return entry->fd < 0 && entry->unacked == 0 && !fastfile_suppress_slot_pending(&entry->suppress)
+         && !fastfile_mark_slot_scheduled(&entry->mark)
          && batch_buffer_len(&entry->fill) == 0 && batch_buffer_len(&entry->out) == 0;
 }
 
@@ -321,7 +326,7 @@ _write_entry(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
       if (entry->head_written)
         _remember_torn_end(entry);
     }
-  _count_failure(entry, result.error, time_reopen);
+  _count_failure(entry, result.error, self->options.ignore_errors ? 0 : time_reopen);
   msg_error("fast-file(): error writing file, retrying after time-reopen",
             evt_tag_str("driver", self->options.driver_id),
             evt_tag_str("path", entry->path),
@@ -546,6 +551,8 @@ fastfile_set_reap(FastFileSet *self, gint time_reap)
       if (!entry->in_outgoing && !entry->in_filled && entry->unacked == 0)
         {
           msg_debug("fast-file(): closing idle file", evt_tag_str("path", entry->path));
+          /* as file() reaps a writer with its MARK timer */
+          fastfile_mark_slot_clear(&entry->mark);
           _close_fd(self, entry);
           _add_maybe_idle(self, entry);
         }

@@ -21,6 +21,8 @@
 #include "batch-writer.h"
 #include "append-opener.h"
 #include "logpipe.h"
+#include "fastfile-suppress.h"
+#include "fastfile-mark.h"
 
 #include <sys/types.h>
 #include <string.h>
@@ -71,6 +73,10 @@ typedef struct _FastFileEntry
   gboolean discarding;        /* the lane is dropping its unwritten records (writer, lane lock) */
   guint discard_count;
   GList lru_link;             /* in FastFileSet.lru while fd is open */
+
+  /* file()'s suppress() and MARK state of this file (lane lock) */
+  FastFileSuppressSlot suppress;
+  FastFileMarkSlot mark;
 } FastFileEntry;
 
 typedef struct _FastFileSetOptions
@@ -83,6 +89,7 @@ typedef struct _FastFileSetOptions
   gboolean single_writer;     /* only this lane appends: a torn tail may be truncated away */
   gboolean literal_name;      /* the file name is the configured text, no macros */
   gint retries;               /* retries(): attempts in all before the records are dropped (for the log) */
+  gboolean ignore_errors;     /* flags(ignore-errors): a failed write is not waited on before the next */
   const guint8 *bom;          /* written first into a new, empty file; NULL: none */
   gsize bom_len;
   /* every log line names the destination: the driver's id and config location */

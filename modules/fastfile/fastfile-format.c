@@ -18,12 +18,21 @@
 #include "template/eval.h"
 #include "timeutils/format.h"
 #include "timeutils/zoneinfo.h"
+#include "messages.h"
+#include "str-format.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+static const FastFileRecordOptions no_record_options =
+{
+  .truncate_size = -1,
+};
 
 gboolean
 fastfile_formatter_init(FastFileFormatter *self, LogTemplate *template, const LogTemplateOptions *template_options,
-                        const gchar *encoding, LineEnding line_ending, GError **error)
+                        const FastFileRecordOptions *record, const gchar *encoding, LineEnding line_ending,
+                        GError **error)
 {
   memset(self, 0, sizeof(*self));
   self->encoder = line_encoder_new(encoding, line_ending, error);
@@ -32,6 +41,9 @@ fastfile_formatter_init(FastFileFormatter *self, LogTemplate *template, const Lo
 
   self->template = template ? log_template_ref(template) : NULL;
   self->template_options = template_options;
+  self->record = record ? record : &no_record_options;
+  self->reshape = self->record->pad_size > 0 || self->record->no_multi_line || self->record->truncate_size >= 0;
+  self->meta_sequence_id = log_msg_get_value_handle(".SDATA.meta.sequenceId");
   self->line_ending = line_encoder_get_line_ending(self->encoder, &self->line_ending_len);
   if (!line_encoder_is_utf8(self->encoder))
     self->scratch = g_string_sized_new(1024);
@@ -160,17 +172,123 @@ _append_default_format(FastFileFormatter *self, LogMessage *msg, GString *out)
   _commit(out, p);
 }
 
-static void
+static gboolean
 _strip_trailing_newline(GString *text, gsize start)
 {
   if (text->len > start && text->str[text->len - 1] == '\n')
-    g_string_truncate(text, text->len - 1);
+    {
+      g_string_truncate(text, text->len - 1);
+      return TRUE;
+    }
+  return FALSE;
 }
 
-/* the line without its line ending; FALSE when it renders empty (file() writes nothing then) */
-static gboolean
-_append_line(FastFileFormatter *self, LogMessage *msg, gint32 seq_num, GString *out)
+/* the number file() gives a record for $SEQNUM and the RFC 5424 meta
+ * sequenceId: the destination's own for a local message, the sender's
+ * meta.sequenceId for any other */
+static gint32
+_record_seq_num(FastFileFormatter *self, LogMessage *msg, gint32 seq_num)
 {
+  gssize len;
+  gchar digits[32];
+
+  if (msg->flags & LF_LOCAL)
+    return seq_num;
+  /* meta.sequenceId is structured data: none without any (RFC 3164 traffic) */
+  if (msg->num_sdata == 0)
+    return 0;
+  const gchar *value = log_msg_get_value(msg, self->meta_sequence_id, &len);
+  if (len <= 0)
+    return 0;
+  len = MIN(len, (gssize) sizeof(digits) - 1);
+  memcpy(digits, value, len);
+  digits[len] = 0;
+  return (gint32) strtol(digits, NULL, 10);
+}
+
+/* an RFC 5424 header field: up to its first space, "-" when empty */
+static void
+_append_header_field(GString *out, LogMessage *msg, NVHandle handle)
+{
+  gssize len;
+  const gchar *value = log_msg_get_value(msg, handle, &len);
+
+  if (len == 0)
+    {
+      g_string_append_len(out, "- ", 2);
+      return;
+    }
+  /* a NUL ends the search as it ends file()'s strchr() */
+  const gchar *space = memchr(value, ' ', strnlen(value, len));
+  g_string_append_len(out, value, space ? space - value : len);
+  g_string_append_c(out, ' ');
+}
+
+static void
+_append_utf8_bom_if_flagged(GString *out, LogMessage *msg)
+{
+  if (msg->flags & LF_UTF8)
+    g_string_append_len(out, "\xEF\xBB\xBF", 3);
+}
+
+/* flags(syslog-protocol): file()'s RFC 5424 line (version 1, ISO time stamp
+ * in time-zone() with frac-digits(), structured data with the meta
+ * sequenceId of local messages), template() being the MSG part */
+static void
+_append_syslog_protocol(FastFileFormatter *self, LogMessage *msg, gint32 seq_num, GString *out)
+{
+  const LogTemplateOptions *options = self->template_options;
+  const UnixTime *stamp = &msg->timestamps[LM_TS_STAMP];
+
+  g_string_append_c(out, '<');
+  format_uint32_padded(out, 0, 0, 10, msg->pri);
+  g_string_append_len(out, ">1 ", 3);
+  append_format_unix_time(stamp, out, TS_FMT_ISO,
+                          time_zone_info_get_offset(options->time_zone_info[LTZ_SEND], stamp->ut_sec),
+                          options->frac_digits);
+  g_string_append_c(out, ' ');
+  _append_header_field(out, msg, LM_V_HOST);
+  _append_header_field(out, msg, LM_V_PROGRAM);
+  _append_header_field(out, msg, LM_V_PID);
+  _append_header_field(out, msg, LM_V_MSGID);
+
+  gsize sdata_start = out->len;
+  log_msg_append_format_sdata(msg, out, seq_num);
+  if (out->len == sdata_start)
+    g_string_append_c(out, '-');
+  g_string_append_c(out, ' ');
+
+  if (self->template)
+    {
+      LogTemplateEvalOptions eval_options = { (LogTemplateOptions *) options, LTZ_SEND, seq_num, NULL, LM_VT_STRING };
+
+      _append_utf8_bom_if_flagged(out, msg);
+      log_template_append_format(self->template, msg, &eval_options, out);
+      return;
+    }
+
+  gssize len;
+  const gchar *text = log_msg_get_value(msg, LM_V_MESSAGE, &len);
+  if (len > 0)
+    {
+      _append_utf8_bom_if_flagged(out, msg);
+      g_string_append_len(out, text, len);
+    }
+}
+
+/* the line without its line ending; *newline: file()'s record would end in
+ * "\n" (its own formats always do; a template when it wrote one, which is
+ * not part of the line).  FALSE when it renders empty (file() writes nothing
+ * then). */
+static gboolean
+_append_line(FastFileFormatter *self, LogMessage *msg, gint32 seq_num, GString *out, gboolean *newline)
+{
+  *newline = TRUE;
+  if (G_UNLIKELY(self->record->syslog_protocol))
+    {
+      _append_syslog_protocol(self, msg, _record_seq_num(self, msg, seq_num), out);
+      return TRUE;
+    }
   if (!self->template)
     {
       _append_default_format(self, msg, out);
@@ -178,30 +296,138 @@ _append_line(FastFileFormatter *self, LogMessage *msg, gint32 seq_num, GString *
     }
 
   gsize start = out->len;
-  LogTemplateEvalOptions options = { (LogTemplateOptions *) self->template_options, LTZ_SEND, seq_num, NULL, LM_VT_STRING };
+  LogTemplateEvalOptions options = { (LogTemplateOptions *) self->template_options, LTZ_SEND,
+                                     _record_seq_num(self, msg, seq_num), NULL, LM_VT_STRING
+                                   };
   log_template_append_format(self->template, msg, &options, out);
   if (out->len == start)
     return FALSE;
-  _strip_trailing_newline(out, start);
+  *newline = _strip_trailing_newline(out, start);
   return TRUE;
+}
+
+/* file() warns for every message; a flood of them says no more than one a second */
+static void
+_warn_padding_too_small(FastFileFormatter *self, gsize record_len)
+{
+  gint64 now = g_get_monotonic_time() / G_USEC_PER_SEC;
+
+  if (now == self->padding_warning.last_report)
+    {
+      self->padding_warning.suppressed++;
+      return;
+    }
+  msg_warning("Padding is too small to hold the full message",
+              evt_tag_int("padding", self->record->pad_size),
+              evt_tag_long("msg_size", (glong) record_len),
+              evt_tag_str("driver", self->record->driver_id ? self->record->driver_id : ""),
+              evt_tag_int("suppressed_since_last_report", self->padding_warning.suppressed));
+  self->padding_warning.last_report = now;
+  self->padding_warning.suppressed = 0;
+}
+
+/* pad-size(): file() pads the record with NULs to the size (its "\n"
+ * becomes one of them; file() leaves the very last byte unset, here it is a
+ * NUL too), or cuts it to the size */
+static void
+_pad(FastFileFormatter *self, GString *text, gsize start, gboolean *newline)
+{
+  gsize pad = self->record->pad_size;
+  gsize line_len = text->len - start;
+  gsize record_len = line_len + (*newline ? 1 : 0);
+
+  if (pad == record_len)
+    return;
+  if (pad < record_len)
+    {
+      _warn_padding_too_small(self, record_len);
+      g_string_truncate(text, start + MIN(pad, line_len));
+    }
+  else
+    {
+      g_string_set_size(text, start + pad);
+      memset(text->str + start + line_len, 0, pad - line_len);
+    }
+  *newline = FALSE;
+}
+
+/* flags(no-multi-line): CR, LF and NUL become spaces in all of the record
+ * but its last byte (its "\n" when it has one) */
+static void
+_join_lines(GString *text, gsize start, gboolean newline)
+{
+  gsize n = text->len - start;
+
+  if (!newline && n > 0)
+    n--;
+  for (gchar *p = text->str + start, *end = p + n; p < end; p++)
+    {
+      if (*p == '\r' || *p == '\n' || *p == 0)
+        *p = ' ';
+    }
+}
+
+/* truncate-size(): the record cut to the size, counted in
+ * truncated_count/truncated_bytes */
+static void
+_truncate(FastFileFormatter *self, GString *text, gsize start, gboolean *newline)
+{
+  gsize limit = self->record->truncate_size;
+  gsize line_len = text->len - start;
+  gsize record_len = line_len + (*newline ? 1 : 0);
+
+  if (record_len <= limit)
+    return;
+  stats_counter_inc(self->record->truncated_count);
+  stats_counter_add(self->record->truncated_bytes, record_len - limit);
+  g_string_truncate(text, start + MIN(limit, line_len));
+  *newline = FALSE;
+}
+
+/* file()'s record options on the line at start, in file()'s order.
+ * *ending: the record gets its line ending (it still has file()'s "\n", or
+ * it is a template's line without one that nothing cut short).  FALSE when
+ * nothing is left to write. */
+static gboolean
+_reshape(FastFileFormatter *self, GString *text, gsize start, gboolean newline, gboolean *ending)
+{
+  const FastFileRecordOptions *record = self->record;
+  gboolean template_line_without_newline = !newline;
+  gsize len_before = text->len;
+
+  /* only file()'s own formats are padded */
+  if (record->pad_size > 0 && (record->syslog_protocol || !self->template))
+    _pad(self, text, start, &newline);
+  if (record->no_multi_line)
+    _join_lines(text, start, newline);
+  if (record->truncate_size >= 0)
+    _truncate(self, text, start, &newline);
+
+  *ending = newline || (template_line_without_newline && text->len == len_before);
+  return text->len > start || newline;
 }
 
 gboolean
 fastfile_formatter_append(FastFileFormatter *self, LogMessage *msg, gint32 seq_num, GString *out)
 {
-  if (!self->scratch)
-    {
-      /* UTF-8: format straight into the batch buffer */
-      if (!_append_line(self, msg, seq_num, out))
-        return FALSE;
-    }
-  else
+  /* UTF-8: format straight into the batch buffer */
+  GString *line = self->scratch ? self->scratch : out;
+  gsize start = line->len;
+  gboolean newline, ending = TRUE;
+
+  if (self->scratch)
     {
       g_string_truncate(self->scratch, 0);
-      if (!_append_line(self, msg, seq_num, self->scratch))
-        return FALSE;
-      line_encoder_append_text(self->encoder, self->scratch->str, self->scratch->len, out);
+      start = 0;
     }
-  _append_bytes(out, (const gchar *) self->line_ending, self->line_ending_len);
+  if (!_append_line(self, msg, seq_num, line, &newline))
+    return FALSE;
+  if (G_UNLIKELY(self->reshape) && !_reshape(self, line, start, newline, &ending))
+    return FALSE;
+
+  if (self->scratch)
+    line_encoder_append_text(self->encoder, self->scratch->str, self->scratch->len, out);
+  if (ending)
+    _append_bytes(out, (const gchar *) self->line_ending, self->line_ending_len);
   return TRUE;
 }

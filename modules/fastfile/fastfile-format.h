@@ -20,17 +20,42 @@
 #include "logmsg/logmsg.h"
 #include "template/templates.h"
 #include "line-encoder.h"
+#include "stats/stats-counter.h"
+
+/* file()'s writer options that shape a record (LogWriter's flags(),
+ * pad-size(), truncate-size()); the driver's, read-only once it runs */
+typedef struct _FastFileRecordOptions
+{
+  gboolean syslog_protocol;       /* flags(syslog-protocol): RFC 5424, template() is the message part */
+  gboolean no_multi_line;         /* flags(no-multi-line) */
+  gint pad_size;                  /* pad-size(), 0: none */
+  gint truncate_size;             /* truncate-size(), -1: none */
+  StatsCounterItem *truncated_count;
+  StatsCounterItem *truncated_bytes;
+  /* the padding warning names the destination */
+  const gchar *driver_id;
+  LogPipe *owner;
+} FastFileRecordOptions;
 
 /*
  * Produces the bytes of one record: the template output (or file()'s
- * built-in format), converted to the output charset, ending in the line
- * ending that was encoded once.  A trailing "\n" from the template is
- * replaced by the configured line ending, so file() templates keep working.
+ * built-in format, or with flags(syslog-protocol) file()'s RFC 5424 line),
+ * converted to the output charset, ending in the line ending that was
+ * encoded once.  A trailing "\n" from the template is replaced by the
+ * configured line ending, so file() templates keep working.
+ *
+ * pad-size(), flags(no-multi-line) and truncate-size() work as in file(), on
+ * the UTF-8 record with its "\n" (one byte, whatever the line ending): a
+ * record they cut short or pad loses its "\n" as in file(), and then gets no
+ * line ending either.
  */
 typedef struct _FastFileFormatter
 {
   LogTemplate *template;          /* NULL: file()'s built-in format */
   const LogTemplateOptions *template_options;
+  const FastFileRecordOptions *record;
+  gboolean reshape;               /* pad-size(), no-multi-line or truncate-size() is set */
+  NVHandle meta_sequence_id;
   LineEncoder *encoder;
   GString *scratch;               /* UTF-8 staging area for non-UTF-8 charsets */
   const guint8 *line_ending;
@@ -46,10 +71,18 @@ typedef struct _FastFileFormatter
     gboolean valid;
     GString *text;
   } stamp_cache;
+
+  /* "Padding is too small": at most once a second */
+  struct
+  {
+    gint64 last_report;
+    guint suppressed;
+  } padding_warning;
 } FastFileFormatter;
 
+/* record: NULL for none of file()'s record options */
 gboolean fastfile_formatter_init(FastFileFormatter *self, LogTemplate *template,
-                                 const LogTemplateOptions *template_options,
+                                 const LogTemplateOptions *template_options, const FastFileRecordOptions *record,
                                  const gchar *encoding, LineEnding line_ending, GError **error);
 void fastfile_formatter_destroy(FastFileFormatter *self);
 

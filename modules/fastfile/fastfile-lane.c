@@ -17,14 +17,18 @@
 #include "fastfile-lane.h"
 #include "template/eval.h"
 #include "messages.h"
+#include "scratch-buffers.h"
+#include "seqnum.h"
 
 #include <string.h>
+
+#define ENTRY_OF(slot, member) ((FastFileEntry *) ((gchar *) (slot) - G_STRUCT_OFFSET(FastFileEntry, member)))
 
 gboolean
 fastfile_lane_init(FastFileLane *self, const FastFileLaneOptions *options, GError **error)
 {
   memset(self, 0, sizeof(*self));
-  if (!fastfile_formatter_init(&self->formatter, options->template, options->template_options,
+  if (!fastfile_formatter_init(&self->formatter, options->template, options->template_options, options->record,
                                options->encoding, options->line_ending, error))
     return FALSE;
   self->formatter_ready = TRUE;
@@ -33,6 +37,11 @@ fastfile_lane_init(FastFileLane *self, const FastFileLaneOptions *options, GErro
   if (options->bom)
     files.bom = fastfile_formatter_get_bom(&self->formatter, &files.bom_len);
   fastfile_set_init(&self->files, &files);
+
+  fastfile_suppress_init(&self->suppress, options->suppress);
+  fastfile_marks_init(&self->marks, options->marks);
+  self->file_hooks = fastfile_lane_needs_tick(self);
+  self->seq_num = options->seq_num;
 
   self->filename = g_string_sized_new(256);
   self->discarded = g_ptr_array_new();
@@ -55,7 +64,10 @@ fastfile_lane_destroy(FastFileLane *self)
     g_assert(!self->records[i].held);
   if (self->formatter_ready)
     fastfile_formatter_destroy(&self->formatter);
+  /* the files let go of their suppress() and MARK slots first */
   fastfile_set_destroy(&self->files);
+  fastfile_suppress_destroy(&self->suppress);
+  fastfile_marks_destroy(&self->marks);
   if (self->filename)
     g_string_free(self->filename, TRUE);
   g_free(self->records);
@@ -88,7 +100,8 @@ _report_refused_name(FastFileLane *self, const GString *filename, const gchar *r
 static void
 _format_filename(const FastFileLane *self, LogMessage *msg, gint32 seq_num, GString *filename)
 {
-  LogTemplateEvalOptions options = { (LogTemplateOptions *) self->template_options, LTZ_SEND, seq_num, NULL,
+  /* as file(): the name in local-time-zone(), the records in time-zone() */
+  LogTemplateEvalOptions options = { (LogTemplateOptions *) self->template_options, LTZ_LOCAL, seq_num, NULL,
                                      LM_VT_STRING
                                    };
   log_template_format(self->filename_template, msg, &options, filename);
@@ -176,6 +189,85 @@ _end_record(FastFileLane *self, FastFileEntry *entry, gsize before, FastFileStag
   return FASTFILE_RECORD_UNWRITTEN;
 }
 
+/* a line the destination writes itself (a suppression summary, a MARK):
+ * a held record without an ack, numbered as file() numbers it */
+static void
+_stage_own(FastFileLane *self, FastFileEntry *entry, LogMessage *msg)
+{
+  gint32 seq_num = (msg->flags & LF_LOCAL) && self->seq_num ? step_sequence_number_atomic(self->seq_num) : 0;
+  gsize before = batch_buffer_len(&entry->fill);
+  gsize size = log_msg_get_size(msg);
+  FastFileStaged staged;
+
+  self->own.records++;
+  self->own.memory += size;
+  if (!fastfile_formatter_append(&self->formatter, msg, seq_num, batch_buffer_data(&entry->fill)))
+    {
+      _push_record(self, NULL, msg, FASTFILE_RECORD_SKIPPED, FALSE, size);
+      return;
+    }
+  _push_record(self, entry, msg, _end_record(self, entry, before, &staged), FALSE, size);
+}
+
+static gint64
+_now_sec(void)
+{
+  return g_get_monotonic_time() / G_USEC_PER_SEC;
+}
+
+/* file()'s order for a message on its way into a file: suppress() first (a
+ * summary of repeats goes before it), then the internal() MARKs that
+ * mark-mode() leaves out, then the file's MARK timer.  FALSE: not written. */
+static gboolean
+_file_hooks(FastFileLane *self, FastFileEntry *entry, LogMessage *msg)
+{
+  gint64 now = self->file_hooks ? _now_sec() : 0;
+  LogMessage *summary;
+
+  if (fastfile_suppress_check(&self->suppress, &entry->suppress, msg, now, &summary))
+    return FALSE;
+  if (summary)
+    _stage_own(self, entry, summary);
+  if (fastfile_marks_leaves_out(&self->marks, msg))
+    return FALSE;
+  fastfile_marks_note_message(&self->marks, &entry->mark, msg, now);
+  return TRUE;
+}
+
+static void
+_stage_due_summary(FastFileSuppressSlot *slot, LogMessage *summary, gpointer user_data)
+{
+  _stage_own((FastFileLane *) user_data, ENTRY_OF(slot, suppress), summary);
+}
+
+static void
+_stage_due_mark(FastFileMarkSlot *slot, LogMessage *mark, gpointer user_data)
+{
+  FastFileLane *self = user_data;
+  FastFileEntry *entry = ENTRY_OF(slot, mark);
+  LogMessage *summary;
+
+  /* file() passes its MARK through suppress(): it ends a run of repeats and becomes the last message */
+  fastfile_suppress_check(&self->suppress, &entry->suppress, mark, _now_sec(), &summary);
+  if (summary)
+    _stage_own(self, entry, summary);
+  _stage_own(self, entry, mark);
+}
+
+guint
+fastfile_lane_tick(FastFileLane *self, gint64 now)
+{
+  guint before = self->own.records;
+  ScratchBuffersMarker mark;
+
+  /* templates take scratch buffers */
+  scratch_buffers_mark(&mark);
+  fastfile_suppress_take_due(&self->suppress, now, _stage_due_summary, self);
+  fastfile_marks_take_due(&self->marks, now, _stage_due_mark, self);
+  scratch_buffers_reclaim_marked(mark);
+  return self->own.records - before;
+}
+
 FastFileRecordState
 fastfile_lane_stage(FastFileLane *self, LogMessage *msg, gint32 seq_num, LogMessage *held, gboolean ack_needed,
                     gsize size, FastFileStaged *staged)
@@ -185,6 +277,11 @@ fastfile_lane_stage(FastFileLane *self, LogMessage *msg, gint32 seq_num, LogMess
 
   staged->len = 0;
   staged->buffer_full = FALSE;
+  if (entry && G_UNLIKELY(self->file_hooks || (msg->flags & LF_MARK)) && !_file_hooks(self, entry, msg))
+    {
+      _push_record(self, NULL, held, FASTFILE_RECORD_FILTERED, ack_needed, size);
+      return FASTFILE_RECORD_FILTERED;
+    }
   if (entry)
     {
       gsize before = batch_buffer_len(&entry->fill);
@@ -208,7 +305,7 @@ fastfile_prepared_new(const FastFileLaneOptions *options, GError **error)
 {
   FastFilePrepared *self = g_new0(FastFilePrepared, 1);
 
-  if (!fastfile_formatter_init(&self->formatter, options->template, options->template_options,
+  if (!fastfile_formatter_init(&self->formatter, options->template, options->template_options, options->record,
                                options->encoding, options->line_ending, error))
     {
       g_free(self);
@@ -256,6 +353,11 @@ fastfile_lane_stage_prepared(FastFileLane *self, FastFilePrepared *prepared, Log
   staged->buffer_full = FALSE;
   if (!entry)
     entry = _entry_of(self, prepared->filename, prepared->refused);
+  if (entry && G_UNLIKELY(self->file_hooks || (held->flags & LF_MARK)) && !_file_hooks(self, entry, held))
+    {
+      _push_record(self, NULL, held, FASTFILE_RECORD_FILTERED, ack_needed, size);
+      return FASTFILE_RECORD_FILTERED;
+    }
   if (entry && prepared->skipped)
     {
       entry = NULL;
@@ -457,7 +559,7 @@ fastfile_lane_collect_held(FastFileLane *self, FastFileRecord *buf, guint max, g
 }
 
 guint
-fastfile_lane_settle_queued_run(FastFileLane *self, guint max, gboolean *acked)
+fastfile_lane_settle_queued_run(FastFileLane *self, guint max, FastFileRecordState *outcome)
 {
   guint run = 0, kept = self->head, i;
 
@@ -469,10 +571,12 @@ fastfile_lane_settle_queued_run(FastFileLane *self, guint max, gboolean *acked)
         {
           if (run == max || record->state == FASTFILE_RECORD_UNWRITTEN)
             break;
-          gboolean record_acked = record->state != FASTFILE_RECORD_DROPPED;
+          /* file() skips an empty line and counts it written */
+          FastFileRecordState record_outcome = record->state == FASTFILE_RECORD_SKIPPED
+                                               ? FASTFILE_RECORD_WRITTEN : record->state;
           if (run == 0)
-            *acked = record_acked;
-          else if (record_acked != *acked)
+            *outcome = record_outcome;
+          else if (record_outcome != *outcome)
             break;
           if (record->entry)
             fastfile_set_release_record(&self->files, record->entry);

@@ -45,6 +45,8 @@ typedef enum
   FASTFILE_RECORD_WRITTEN,    /* on disk */
   FASTFILE_RECORD_SKIPPED,    /* rendered empty: nothing to write (as file()) */
   FASTFILE_RECORD_DROPPED,    /* refused name, name that cannot be opened, or retries exhausted */
+  FASTFILE_RECORD_FILTERED,   /* left out as file() leaves it out: a repeat (suppress()), an internal()
+                               * MARK (mark-mode()); acked, counted neither written nor dropped */
 } FastFileRecordState;
 
 typedef struct _FastFileRecord
@@ -63,9 +65,13 @@ typedef struct _FastFileLaneOptions
   gboolean filename_is_literal;
   const LogTemplateOptions *template_options;
   LogTemplate *template;              /* NULL: file()'s built-in format */
+  const FastFileRecordOptions *record; /* file()'s flags(), pad-size(), truncate-size() */
   const gchar *encoding;
   LineEnding line_ending;
   gboolean bom;
+  const FastFileSuppressOptions *suppress;
+  const FastFileMarkOptions *marks;
+  gint32 *seq_num;                    /* the destination's numbering, for the lines it writes itself */
 } FastFileLaneOptions;
 
 typedef struct _FastFileStaged
@@ -98,6 +104,17 @@ typedef struct _FastFileLane
     gint64 last_report;
     guint suppressed;
   } refused_names;
+
+  /* file()'s suppress() and MARKs: lines the destination writes itself */
+  FastFileSuppress suppress;
+  FastFileMarks marks;
+  gboolean file_hooks;                /* suppress() or timed MARKs: every record passes them */
+  gint32 *seq_num;
+  struct
+  {
+    guint records;
+    gsize memory;
+  } own;                              /* those lines staged, not yet counted as messages by the owner */
 } FastFileLane;
 
 /* A record formatted without the lock, by a delivering thread that found
@@ -139,6 +156,30 @@ fastfile_lane_take(FastFileLane *self)
   return fastfile_set_take(&self->files);
 }
 
+/* lock held: the lines the destination wrote itself since the last call
+ * (held records without an ack): the owner counts them as messages */
+static inline guint
+fastfile_lane_take_own(FastFileLane *self, gsize *memory)
+{
+  guint records = self->own.records;
+
+  *memory = self->own.memory;
+  self->own.records = 0;
+  self->own.memory = 0;
+  return records;
+}
+
+/* the writer's once-a-second look for due suppression summaries and MARKs */
+static inline gboolean
+fastfile_lane_needs_tick(const FastFileLane *self)
+{
+  return fastfile_suppress_enabled(&self->suppress) || fastfile_marks_timed(&self->marks);
+}
+
+/* writer, lock held: stage the summaries and MARKs due at now (monotonic
+ * seconds); returns how many lines were staged */
+guint fastfile_lane_tick(FastFileLane *self, gint64 now);
+
 /* lock held: records that are queued (in the LogQueue's backlog) and their unwritten ones */
 void fastfile_lane_count_queued(FastFileLane *self, guint *queued, guint *unwritten);
 
@@ -166,9 +207,10 @@ guint fastfile_lane_collect_held(FastFileLane *self, FastFileRecord *buf, guint 
 
 /* queued records, writer, lock held: remove the first run of settled queued
  * records at the head of the queue (held records between them stay) with the
- * same outcome, at most max records (those popped from the queue so far).  *acked: the run is acknowledged (written,
- * or skipped as file() skips an empty line), else counted as dropped.
+ * same outcome, at most max records (those popped from the queue so far).
+ * *outcome: WRITTEN (written, or skipped as file() skips an empty line),
+ * FILTERED (acknowledged, not written) or DROPPED.
  * Returns the length of the run; 0 when the head is not settled. */
-guint fastfile_lane_settle_queued_run(FastFileLane *self, guint max, gboolean *acked);
+guint fastfile_lane_settle_queued_run(FastFileLane *self, guint max, FastFileRecordState *outcome);
 
 #endif

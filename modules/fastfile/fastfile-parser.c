@@ -32,6 +32,10 @@ static CfgLexerKeyword fastfile_keywords[] =
   { "time_reap",          KW_TIME_REAP },
   { "max_open_files",     KW_MAX_OPEN_FILES },
   { "follow_symlinks",    KW_FOLLOW_SYMLINKS },
+  { "overwrite_if_older", KW_OVERWRITE_IF_OLDER },
+  /* file()'s old name, with file()'s warning */
+  { "remove_if_older",    KW_OVERWRITE_IF_OLDER, KWS_OBSOLETE, "overwrite_if_older" },
+  { "symlink_as",         KW_SYMLINK_AS },
   { NULL }
 };
 

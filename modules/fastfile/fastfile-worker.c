@@ -56,7 +56,7 @@ static void
 _settle_held(FastFileWorker *self, FastFileRecord *records, guint n)
 {
   LogThreadedDestDriver *owner = self->super.owner;
-  guint dropped = 0;
+  guint dropped = 0, filtered = 0;
   gsize memory = 0;
 
   for (guint i = 0; i < n; i++)
@@ -65,11 +65,12 @@ _settle_held(FastFileWorker *self, FastFileRecord *records, guint n)
 
       path_options.ack_needed = records[i].ack_needed;
       dropped += records[i].state == FASTFILE_RECORD_DROPPED;
+      filtered += records[i].state == FASTFILE_RECORD_FILTERED;
       memory += records[i].size;
       log_msg_ack(records[i].held, &path_options, AT_PROCESSED);
       log_msg_unref(records[i].held);
     }
-  stats_counter_add(owner->written_messages, n - dropped);
+  stats_counter_add(owner->written_messages, n - dropped - filtered);
   stats_counter_add(owner->dropped_messages, dropped);
   log_queue_queued_messages_sub(self->super.queue, n);
   log_queue_memory_usage_sub(self->super.queue, memory);
@@ -80,6 +81,16 @@ _settle_held(FastFileWorker *self, FastFileRecord *records, guint n)
 static void
 _publish_queued(FastFileWorker *self)
 {
+  /* the lines the destination writes itself (suppression summaries, MARKs) count as messages */
+  gsize own_memory;
+  guint own = fastfile_lane_take_own(&self->lane, &own_memory);
+  if (own)
+    {
+      self->direct.queued += own;
+      self->direct.queued_memory += own_memory;
+      stats_counter_add(self->super.owner->processed_messages, own);
+    }
+
   if (self->direct.queued == 0)
     return;
   log_queue_queued_messages_add(self->super.queue, self->direct.queued);
@@ -120,7 +131,7 @@ _collect_a_few_locked(FastFileWorker *self, FastFileRecord *records)
 static void
 _settle_queued(FastFileWorker *self)
 {
-  gboolean acked;
+  FastFileRecordState outcome;
   guint run;
 
   g_mutex_lock(&self->lock);
@@ -128,12 +139,19 @@ _settle_queued(FastFileWorker *self)
   fastfile_lane_count_queued(&self->lane, &queued, &unwritten);
   /* rewound records not yet popped again are not in the backlog */
   guint popped = queued - MIN(queued, self->replay);
-  while (popped > 0 && (run = fastfile_lane_settle_queued_run(&self->lane, popped, &acked)) > 0)
+  while (popped > 0 && (run = fastfile_lane_settle_queued_run(&self->lane, popped, &outcome)) > 0)
     {
-      if (acked)
-        log_threaded_dest_worker_ack_messages(&self->super, run);
+      if (outcome == FASTFILE_RECORD_DROPPED)
+        {
+          log_threaded_dest_worker_drop_messages(&self->super, run);
+        }
       else
-        log_threaded_dest_worker_drop_messages(&self->super, run);
+        {
+          log_threaded_dest_worker_ack_messages(&self->super, run);
+          /* left out as file() leaves them out (suppress(), mark-mode()): acked, not written */
+          if (outcome == FASTFILE_RECORD_FILTERED)
+            stats_counter_sub(self->super.owner->written_messages, run);
+        }
       popped -= run;
     }
   g_mutex_unlock(&self->lock);
@@ -647,6 +665,36 @@ _reap_timer_cb(void *cookie)
   iv_timer_register(&self->reap_timer);
 }
 
+/* file()'s suppress() summaries and MARK lines: looked for on whole seconds
+ * of the monotonic clock, when file()'s own timers fire */
+static void
+_arm_tick(FastFileWorker *self)
+{
+  _arm_timer(&self->tick_timer, (g_get_monotonic_time() / G_USEC_PER_SEC + 1) * G_USEC_PER_SEC + 1000);
+}
+
+static void
+_tick_cb(void *cookie)
+{
+  FastFileWorker *self = cookie;
+
+  g_mutex_lock(&self->lock);
+  guint staged = fastfile_lane_tick(&self->lane, g_get_monotonic_time() / G_USEC_PER_SEC);
+  /* those lines go out now, and so does a summary staged ahead of a message
+   * that was left out after all (nobody asked for its write) */
+  gboolean write = staged > 0 || (fastfile_set_has_filled(&self->lane.files)
+                                  && !self->direct.handoff_requested && self->direct.staged_records == 0);
+  if (write)
+    {
+      self->direct.handoff_requested = TRUE;
+      self->direct.handoff_now = TRUE;
+    }
+  g_mutex_unlock(&self->lock);
+  if (write)
+    fastfile_worker_write_requested(self);
+  _arm_tick(self);
+}
+
 /* ------------------------------------------------------------------ life cycle */
 
 static gboolean
@@ -667,6 +715,8 @@ _init(LogThreadedDestWorker *s)
     }
   self->lane_ready = TRUE;
   self->reopen_generation = g_atomic_int_get(self->options->reopen_generation);
+  if (fastfile_lane_needs_tick(&self->lane))
+    _arm_tick(self);
 
   if (!self->lane.single_file && self->options->time_reap > 0)
     {
@@ -775,6 +825,8 @@ _deinit(LogThreadedDestWorker *s)
     iv_timer_unregister(&self->retry_timer);
   if (iv_timer_registered(&self->batch_timer))
     iv_timer_unregister(&self->batch_timer);
+  if (iv_timer_registered(&self->tick_timer))
+    iv_timer_unregister(&self->tick_timer);
   log_threaded_dest_worker_deinit_method(s);
 }
 
@@ -827,5 +879,8 @@ fastfile_worker_new(LogThreadedDestDriver *owner, gint worker_index, const FastF
   IV_TIMER_INIT(&self->batch_timer);
   self->batch_timer.cookie = self;
   self->batch_timer.handler = _batch_timer_cb;
+  IV_TIMER_INIT(&self->tick_timer);
+  self->tick_timer.cookie = self;
+  self->tick_timer.handler = _tick_cb;
   return &self->super;
 }

@@ -95,6 +95,7 @@ typedef struct _FastFileWorker
   struct iv_event reopen_event;
   gboolean events_registered;        /* under the owner's reopen_lock */
   struct iv_timer reap_timer;
+  struct iv_timer tick_timer;        /* file()'s suppress() summaries and MARKs, once a second */
 } FastFileWorker;
 
 LogThreadedDestWorker *fastfile_worker_new(LogThreadedDestDriver *owner, gint worker_index,

@@ -18,8 +18,11 @@
 #include "apphook.h"
 #include "cfg.h"
 #include "cfg-tree.h"
+#include "logwriter.h"
 #include "messages.h"
 #include "stats/stats-registry.h"
+#include "stats/stats-cluster-single.h"
+#include "stats/stats-cluster-logpipe.h"
 
 #include <string.h>
 
@@ -121,6 +124,83 @@ fastfile_dd_set_follow_symlinks(LogDriver *d, gboolean follow_symlinks)
   ((FastFileDriver *) d)->opener_options.follow_symlinks = follow_symlinks;
 }
 
+/* file()'s flags(), by file()'s names (LogWriter's LWO_* bits) */
+gint
+fastfile_dd_lookup_flag(const gchar *flag)
+{
+  static const struct
+  {
+    const gchar *name;
+    guint32 bit;
+  } flags[] =
+  {
+    { "syslog-protocol", LWO_SYSLOG_PROTOCOL },
+    { "no-multi-line", LWO_NO_MULTI_LINE },
+    { "threaded", LWO_THREADED },
+    { "ignore-errors", LWO_IGNORE_ERRORS },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS(flags); i++)
+    {
+      if (strcmp(flag, flags[i].name) == 0)
+        return flags[i].bit;
+    }
+  return -1;
+}
+
+void
+fastfile_dd_set_writer_flags(LogDriver *d, guint32 flags)
+{
+  ((FastFileDriver *) d)->writer_flags = flags;
+}
+
+void
+fastfile_dd_set_pad_size(LogDriver *d, gint pad_size)
+{
+  ((FastFileDriver *) d)->record_options.pad_size = pad_size;
+}
+
+void
+fastfile_dd_set_truncate_size(LogDriver *d, gint truncate_size)
+{
+  ((FastFileDriver *) d)->record_options.truncate_size = truncate_size;
+}
+
+void
+fastfile_dd_set_suppress(LogDriver *d, gint seconds)
+{
+  ((FastFileDriver *) d)->suppress_options.seconds = seconds;
+}
+
+void
+fastfile_dd_set_mark_freq(LogDriver *d, gint seconds)
+{
+  ((FastFileDriver *) d)->mark_options.freq = seconds;
+}
+
+gboolean
+fastfile_dd_set_mark_mode(LogDriver *d, const gchar *mode)
+{
+  gint value = cfg_lookup_mark_mode(mode);
+
+  if (value < 0)
+    return FALSE;
+  ((FastFileDriver *) d)->mark_options.mode = value;
+  return TRUE;
+}
+
+void
+fastfile_dd_set_overwrite_if_older(LogDriver *d, gint seconds)
+{
+  ((FastFileDriver *) d)->opener_options.overwrite_if_older = seconds;
+}
+
+void
+fastfile_dd_set_symlink_as(LogDriver *d, const gchar *symlink_as)
+{
+  append_opener_options_set_symlink_as(&((FastFileDriver *) d)->opener_options, symlink_as);
+}
+
 static const gchar *
 _format_stats_instance(LogThreadedDestDriver *d)
 {
@@ -175,6 +255,7 @@ fastfile_dd_init_worker_options(FastFileDriver *self)
     .single_writer = s->num_workers <= 1,
     .literal_name = self->filename_is_literal,
     .retries = s->retries_on_error_max,
+    .ignore_errors = (self->writer_flags & LWO_IGNORE_ERRORS) != 0,
     .driver_id = s->super.super.id,
     .owner = &s->super.super.super,
   };
@@ -182,6 +263,10 @@ fastfile_dd_init_worker_options(FastFileDriver *self)
   options->lane.filename_is_literal = self->filename_is_literal;
   options->lane.template_options = &self->template_options;
   options->lane.template = self->template;
+  options->lane.record = &self->record_options;
+  options->lane.suppress = &self->suppress_options;
+  options->lane.marks = &self->mark_options;
+  options->lane.seq_num = &s->shared_seq_num;
   options->lane.encoding = self->encoding;
   options->lane.line_ending = self->line_ending;
   options->lane.bom = self->bom;
@@ -213,6 +298,50 @@ _queue(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
   self->queue_in_framework(s, msg, path_options);
 }
 
+/* file()'s counters of its writer options, by file()'s names and stats level */
+static void
+_writer_counter_keys(FastFileDriver *self, StatsClusterKey *pipe, StatsClusterKey *truncated_count,
+                     StatsClusterKey *truncated_bytes)
+{
+  guint16 component = self->super.stats_source | SCS_DESTINATION;
+  const gchar *id = self->super.super.super.id;
+  const gchar *instance = _format_stats_instance(&self->super);
+
+  stats_cluster_logpipe_key_set(pipe, component, id, instance);
+  stats_cluster_single_key_set_with_name(truncated_count, component, id, instance, "truncated_count");
+  stats_cluster_single_key_set_with_name(truncated_bytes, component, id, instance, "truncated_bytes");
+}
+
+static void
+_register_writer_counters(FastFileDriver *self)
+{
+  StatsClusterKey pipe, truncated_count, truncated_bytes;
+
+  _writer_counter_keys(self, &pipe, &truncated_count, &truncated_bytes);
+  stats_lock();
+  stats_register_counter(STATS_LEVEL1, &truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
+  stats_register_counter(STATS_LEVEL1, &truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
+  if (self->suppress_options.seconds > 0)
+    stats_register_counter(STATS_LEVEL1, &pipe, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
+  stats_unlock();
+}
+
+static void
+_unregister_writer_counters(FastFileDriver *self)
+{
+  StatsClusterKey pipe, truncated_count, truncated_bytes;
+
+  _writer_counter_keys(self, &pipe, &truncated_count, &truncated_bytes);
+  stats_lock();
+  if (self->record_options.truncated_count)
+    stats_unregister_counter(&truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
+  if (self->record_options.truncated_bytes)
+    stats_unregister_counter(&truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
+  if (self->suppress_options.suppressed)
+    stats_unregister_counter(&pipe, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
+  stats_unlock();
+}
+
 static gboolean
 _init(LogPipe *s)
 {
@@ -224,10 +353,24 @@ _init(LogPipe *s)
   if (self->time_reap == -1)
     self->time_reap = cfg->time_reap;
 
-  if (self->template)
-    log_template_set_escape(self->template, self->template_escape);
-  else if (cfg->file_template)
+  /* as file(): escaping is a property of the template; a named one (or
+   * file-template()) is shared with other destinations and is not ours to change */
+  if (self->template_escape != -1)
+    {
+      if (self->template && self->template->def_inline)
+        log_template_set_escape(self->template, self->template_escape);
+      else
+        msg_error("Macro escaping can only be specified for inline templates", log_pipe_location_tag(s));
+    }
+  /* with flags(syslog-protocol) template() is the message part, file-template() is not used */
+  self->record_options.syslog_protocol = (self->writer_flags & LWO_SYSLOG_PROTOCOL) != 0;
+  self->record_options.no_multi_line = (self->writer_flags & LWO_NO_MULTI_LINE) != 0;
+  if (!self->template && cfg->file_template && !self->record_options.syslog_protocol)
     self->template = log_template_ref(cfg->file_template);
+  /* flags(ignore-errors): a file that fails gives up its records at once instead of retrying,
+   * and the next batch is tried without waiting for time-reopen() */
+  if (self->writer_flags & LWO_IGNORE_ERRORS)
+    self->super.retries_on_error_max = 1;
 
   if (self->filename_is_literal && append_opener_is_spurious_path(self->filename_template->template))
     {
@@ -238,9 +381,24 @@ _init(LogPipe *s)
       return FALSE;
     }
 
+  /* file()'s defaults from options { }: suppress(), mark-mode(global), mark-freq() */
+  if (self->suppress_options.seconds == -1)
+    self->suppress_options.seconds = cfg->suppress;
+  if (self->mark_options.mode == MM_GLOBAL)
+    self->mark_options.mode = cfg->mark_mode;
+  if (self->mark_options.freq == -1)
+    self->mark_options.freq = cfg->mark_freq;
+  host_resolve_options_init(&self->mark_options.host_resolve_options, &cfg->host_resolve_options);
+
+  self->record_options.driver_id = self->super.super.super.id;
+  self->record_options.owner = s;
+  _register_writer_counters(self);
   fastfile_dd_init_worker_options(self);
   if (!log_threaded_dest_driver_init_method(s))
-    return FALSE;
+    {
+      _unregister_writer_counters(self);
+      return FALSE;
+    }
 
   fastfile_drivers = g_list_prepend(fastfile_drivers, self);
   return TRUE;
@@ -250,7 +408,9 @@ static gboolean
 _deinit(LogPipe *s)
 {
   fastfile_drivers = g_list_remove(fastfile_drivers, s);
-  return log_threaded_dest_driver_deinit_method(s);
+  gboolean result = log_threaded_dest_driver_deinit_method(s);
+  _unregister_writer_counters((FastFileDriver *) s);
+  return result;
 }
 
 static void
@@ -262,6 +422,8 @@ _free(LogPipe *s)
   log_template_unref(self->template);
   log_template_options_destroy(&self->template_options);
   g_free(self->encoding);
+  append_opener_options_destroy(&self->opener_options);
+  host_resolve_options_destroy(&self->mark_options.host_resolve_options);
   g_mutex_clear(&self->reopen_lock);
   log_threaded_dest_driver_free(s);
 }
@@ -322,6 +484,13 @@ fastfile_dd_new(LogTemplate *filename_template, GlobalConfig *cfg)
   log_template_options_defaults(&self->template_options);
   append_opener_options_defaults(&self->opener_options);
   self->line_ending = LINE_ENDING_LF;
+  self->template_escape = -1;
+  self->record_options.truncate_size = -1;
+  self->suppress_options.seconds = -1;
+  /* file()'s default (not the global mark-mode()), as file() sets it */
+  self->mark_options.mode = MM_NONE;
+  self->mark_options.freq = -1;
+  host_resolve_options_defaults(&self->mark_options.host_resolve_options);
   self->time_reap = -1;
   self->max_open_files = FASTFILE_DEFAULT_MAX_OPEN_FILES;
   g_mutex_init(&self->reopen_lock);

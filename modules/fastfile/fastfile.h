@@ -35,7 +35,7 @@ typedef struct _FastFileDriver
   gboolean filename_is_literal;
   /* template(): NULL means file()'s default (global file-template() or the built-in format) */
   LogTemplate *template;
-  gboolean template_escape;
+  gint template_escape;               /* -1: not set */
   LogTemplateOptions template_options;
 
   AppendOpenerOptions opener_options;
@@ -46,6 +46,12 @@ typedef struct _FastFileDriver
   gboolean fsync;
   gint time_reap;
   gint max_open_files;
+
+  /* file()'s writer options (LogWriter's): flags(), pad-size(), truncate-size(), suppress(), mark-*() */
+  guint32 writer_flags;               /* LWO_* */
+  FastFileRecordOptions record_options;
+  FastFileSuppressOptions suppress_options;   /* seconds -1: global suppress() */
+  FastFileMarkOptions mark_options;           /* file()'s default mode none; freq -1: global mark-freq() */
 
   /* bumped by syslog-ng-ctl reopen (main thread), checked by the workers */
   gint reopen_generation;
@@ -74,6 +80,17 @@ void fastfile_dd_set_time_reap(LogDriver *d, gint time_reap);
 void fastfile_dd_set_max_open_files(LogDriver *d, gint max_open_files);
 void fastfile_dd_set_create_dirs(LogDriver *d, gboolean create_dirs);
 void fastfile_dd_set_follow_symlinks(LogDriver *d, gboolean follow_symlinks);
+/* flags(): file()'s writer flags; -1 for a flag file() does not have */
+gint fastfile_dd_lookup_flag(const gchar *flag);
+void fastfile_dd_set_writer_flags(LogDriver *d, guint32 flags);
+void fastfile_dd_set_pad_size(LogDriver *d, gint pad_size);
+void fastfile_dd_set_truncate_size(LogDriver *d, gint truncate_size);
+void fastfile_dd_set_suppress(LogDriver *d, gint seconds);
+void fastfile_dd_set_mark_freq(LogDriver *d, gint seconds);
+/* FALSE for a mode file() does not have */
+gboolean fastfile_dd_set_mark_mode(LogDriver *d, const gchar *mode);
+void fastfile_dd_set_overwrite_if_older(LogDriver *d, gint seconds);
+void fastfile_dd_set_symlink_as(LogDriver *d, const gchar *symlink_as);
 
 void fastfile_dd_global_init(void);
 /* init: what the workers run with, from the options set (after the template and perm options are initialized) */

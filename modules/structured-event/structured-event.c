@@ -377,6 +377,7 @@ _dd_free(LogPipe *s)
   if (self->value_pairs)
     value_pairs_unref(self->value_pairs);
   log_template_options_destroy(&self->template_options);
+  append_opener_options_destroy(&self->opener_options);
   se_selection_free(self->event_options.selection);
   log_threaded_dest_driver_free(s);
 }

@@ -76,6 +76,18 @@ FASTFILE_BAD = {
     "create-dirs": "perhaps",
     "follow-symlinks": "perhaps",
     "flush-lines": "-1",
+    # file()'s writer options (issue 17)
+    "flags": "no-such-flag",
+    "flush-timeout": "0",
+    "pad-size": "-1",
+    "truncate-size": "-1",
+    "optional": "maybe",
+    "overwrite-if-older": "-1",
+    "remove-if-older": "-1",
+    "symlink-as": '""',
+    "suppress": "-1",
+    "mark-freq": "-1",
+    "mark-mode": "sometimes",
     **FILE_PERM_BAD,
     **SHARED_BAD,
 }

@@ -85,11 +85,18 @@ destination d_fast { fast-file("%(w)s/out/${HOST}.log" template("${HOST} ${MSG}\
                      max-open-files(4) encoding("UTF-16LE") line-ending(crlf) bom(yes) batch-lines(50)); };
 destination d_single { fast-file("%(w)s/single.log" template("${MSG}\\n")); };
 destination d_spurious { fast-file("%(w)s/out/${PROGRAM}/x.log" create-dirs(yes)); };
-log { source(s_in); destination(d_fast); destination(d_single); destination(d_spurious); flags(flow-control); };
+# file()'s writer options (issue 17): the lines the destination writes itself, reshaped records, symlinks
+destination d_opts { fast-file("%(w)s/opts/${HOST}.log" create-dirs(yes) max-open-files(4)
+                     suppress(30) mark-mode(periodical) mark-freq(1) flags(syslog-protocol, no-multi-line)
+                     truncate-size(100) pad-size(90) symlink-as("%(w)s/opts-current") overwrite-if-older(3600)); };
+log { source(s_in); destination(d_fast); destination(d_single); destination(d_spurious); destination(d_opts);
+      flags(flow-control); };
 """ % {"w": w}
         n = 2000
         lines = [b"<13>Nov 30 05:00:00 h%02d %s[1]: seq=%08d \xc3\xa9 x"
                  % (i % 12, b".." if i % 100 == 0 else b"prog", i) for i in range(n)]
+        # repeats for suppress(), one file each
+        lines[10:10] = [lines[9]] * 20
         sng = fdharness.SyslogNg(cfg, workdir=w)
         sng.start()
         try:

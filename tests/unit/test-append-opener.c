@@ -20,6 +20,7 @@
 #include "testutil.h"
 
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include <sys/socket.h>
@@ -94,6 +95,8 @@ test_options_defaults(void)
   CU_ASSERT_EQUAL(options.file_perm_options.dir_perm, -1);
   CU_ASSERT_EQUAL(options.create_dirs, -1);
   CU_ASSERT_TRUE(options.follow_symlinks);
+  CU_ASSERT_EQUAL(options.overwrite_if_older, 0);
+  CU_ASSERT_PTR_NULL(options.symlink_as);
 }
 
 static void
@@ -548,6 +551,109 @@ test_symlinks(void)
 }
 
 static void
+_set_mtime(const gchar *path, time_t mtime)
+{
+  struct timeval times[2] = { { mtime, 0 }, { mtime, 0 } };
+
+  CU_ASSERT_EQUAL_FATAL(utimes(path, times), 0);
+}
+
+static void
+test_overwrite_if_older(void)
+{
+  AppendOpenerOptions options = _options();
+  AppendOpenedFile opened;
+  gint err = 0;
+  gchar *old = _path("week-old.log");
+  gchar *recent = _path("recent.log");
+
+  CU_ASSERT_TRUE_FATAL(g_file_set_contents(old, "last week\n", -1, NULL));
+  CU_ASSERT_TRUE_FATAL(g_file_set_contents(recent, "today\n", -1, NULL));
+  _set_mtime(old, time(NULL) - 7 * 86400);
+  _set_mtime(recent, time(NULL) - 3600);
+
+  /* 0 (the default): never */
+  CU_ASSERT_EQUAL_FATAL(append_opener_open(&options, old, &opened, &err), APPEND_OPEN_SUCCESS);
+  CU_ASSERT_FALSE(opened.is_new_empty);
+  close(opened.fd);
+
+  options.overwrite_if_older = 86400;
+  CU_ASSERT_EQUAL_FATAL(append_opener_open(&options, old, &opened, &err), APPEND_OPEN_SUCCESS);
+  CU_ASSERT_TRUE(opened.is_new_empty);
+  CU_ASSERT_EQUAL(write(opened.fd, "this week\n", 10), 10);
+  close(opened.fd);
+  gchar *contents = _read_file(old);
+  CU_ASSERT_STRING_EQUAL(contents, "this week\n");
+  g_free(contents);
+
+  CU_ASSERT_EQUAL_FATAL(append_opener_open(&options, recent, &opened, &err), APPEND_OPEN_SUCCESS);
+  CU_ASSERT_FALSE(opened.is_new_empty);
+  CU_ASSERT_EQUAL(write(opened.fd, "more\n", 5), 5);
+  close(opened.fd);
+  contents = _read_file(recent);
+  CU_ASSERT_STRING_EQUAL(contents, "today\nmore\n");
+  g_free(contents);
+
+  g_free(recent);
+  g_free(old);
+}
+
+static gchar *
+_link_target(const gchar *link)
+{
+  return g_file_read_link(link, NULL);
+}
+
+static void
+test_symlink_as(void)
+{
+  AppendOpenerOptions options = _options();
+  AppendOpenedFile opened;
+  gint err = 0;
+  gchar *monday = _path("monday.log");
+  gchar *tuesday = _path("tuesday.log");
+  gchar *link = _path("links/current.log");
+  gchar *regular = _path("regular-in-the-way.log");
+
+  append_opener_options_set_symlink_as(&options, link);
+
+  /* the link's directory is not there and create-dirs(no): no link, the file opens all the same */
+  CU_ASSERT_EQUAL_FATAL(append_opener_open(&options, monday, &opened, &err), APPEND_OPEN_SUCCESS);
+  close(opened.fd);
+  CU_ASSERT_FALSE(g_file_test(link, G_FILE_TEST_IS_SYMLINK));
+
+  options.create_dirs = TRUE;
+  CU_ASSERT_EQUAL_FATAL(append_opener_open(&options, monday, &opened, &err), APPEND_OPEN_SUCCESS);
+  close(opened.fd);
+  gchar *target = _link_target(link);
+  CU_ASSERT_STRING_EQUAL(target, monday);
+  g_free(target);
+
+  /* the next file opened takes the link over */
+  CU_ASSERT_EQUAL_FATAL(append_opener_open(&options, tuesday, &opened, &err), APPEND_OPEN_SUCCESS);
+  close(opened.fd);
+  target = _link_target(link);
+  CU_ASSERT_STRING_EQUAL(target, tuesday);
+  g_free(target);
+
+  /* a regular file in the link's place is not ours to remove */
+  CU_ASSERT_TRUE_FATAL(g_file_set_contents(regular, "keep\n", -1, NULL));
+  append_opener_options_set_symlink_as(&options, regular);
+  CU_ASSERT_EQUAL_FATAL(append_opener_open(&options, monday, &opened, &err), APPEND_OPEN_SUCCESS);
+  close(opened.fd);
+  gchar *contents = _read_file(regular);
+  CU_ASSERT_STRING_EQUAL(contents, "keep\n");
+  g_free(contents);
+
+  append_opener_options_destroy(&options);
+  CU_ASSERT_PTR_NULL(options.symlink_as);
+  g_free(regular);
+  g_free(link);
+  g_free(tuesday);
+  g_free(monday);
+}
+
+static void
 test_result_names(void)
 {
   CU_ASSERT_STRING_EQUAL(append_open_result_name(APPEND_OPEN_SUCCESS), "success");
@@ -593,6 +699,8 @@ static CU_TestInfo append_opener_tests[] =
   { "/dev/null accepted", test_dev_null_is_accepted },
   { "device perms untouched", test_device_perms_are_untouched },
   { "symlinks", test_symlinks },
+  { "overwrite-if-older()", test_overwrite_if_older },
+  { "symlink-as()", test_symlink_as },
   { "result names", test_result_names },
   CU_TEST_INFO_NULL,
 };
