@@ -271,7 +271,7 @@ _open_stream(SeSinkCtf *self)
 }
 
 static SeSinkResult
-_write_packet(SeSinkCtf *self, guint *delivered)
+_write_packet(SeSinkCtf *self)
 {
   SeCtfPacket *packet = &self->packet;
   gsize bytes = se_ctf_packet_padded_len(packet);
@@ -294,7 +294,7 @@ _write_packet(SeSinkCtf *self, guint *delivered)
   se_ctf_packet_finish(packet, self->seq_num, self->stream_discarded);
   if (batch_writer_write(self->fd, packet->data, bytes, &res))
     {
-      *delivered += packet->n_events;
+      se_sink_delivered(&self->super, packet->n_events);
       self->stream_bytes += bytes;
       self->seq_num++;
       se_ctf_packet_reset(packet);
@@ -328,7 +328,7 @@ _too_large(SeSinkCtf *self)
 }
 
 static SeSinkResult
-_emit(SeSink *s, const SeEvent *event, guint *delivered)
+_emit(SeSink *s, const SeEvent *event)
 {
   SeSinkCtf *self = (SeSinkCtf *) s;
   guint64 ts = MAX(_now_ns(), self->last_ts);
@@ -341,7 +341,7 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
 
       if (self->packet.n_events == 0)
         return _too_large(self);
-      result = _write_packet(self, delivered);
+      result = _write_packet(self);
       if (result != SE_SINK_OK)
         return result;
       if (!se_ctf_packet_append(&self->packet, ts, event))
@@ -352,9 +352,9 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
 }
 
 static SeSinkResult
-_flush(SeSink *s, guint *delivered)
+_flush(SeSink *s)
 {
-  return _write_packet((SeSinkCtf *) s, delivered);
+  return _write_packet((SeSinkCtf *) s);
 }
 
 static void

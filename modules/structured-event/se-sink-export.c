@@ -148,7 +148,7 @@ _close(SeSink *s)
 }
 
 static SeSinkResult
-_write_batch(SeSinkExport *self, guint *delivered)
+_write_batch(SeSinkExport *self)
 {
   BatchWriteResult res;
   guint records = batch_buffer_records(&self->buffer);
@@ -160,14 +160,14 @@ _write_batch(SeSinkExport *self, guint *delivered)
 
   if (batch_writer_write(self->fd, batch_buffer_data(&self->buffer)->str, batch_buffer_len(&self->buffer), &res))
     {
-      *delivered += records;
+      se_sink_delivered(&self->super, records);
       batch_buffer_reset(&self->buffer);
       return SE_SINK_OK;
     }
 
   complete = batch_buffer_records_in_prefix(&self->buffer, res.written);
   partial = res.written - batch_buffer_whole_records_end(&self->buffer, res.written);
-  *delivered += complete;
+  se_sink_delivered(&self->super, complete);
   if (partial && _is_file(self))
     {
       /* keep the file a valid export stream: cut the partial entry off */
@@ -309,7 +309,7 @@ _log_rejected(SeSinkExport *self, guint records)
 }
 
 static SeSinkResult
-_post_batch(SeSinkExport *self, guint *delivered)
+_post_batch(SeSinkExport *self)
 {
   guint records = batch_buffer_records(&self->buffer);
   SeSinkResult result = SE_SINK_NOT_CONNECTED;
@@ -352,7 +352,7 @@ _post_batch(SeSinkExport *self, guint *delivered)
       self->requests_on_fd++;
       if (se_http_response_is_success(&self->response))
         {
-          *delivered += records;
+          se_sink_delivered(&self->super, records);
           result = SE_SINK_OK;
         }
       else
@@ -384,7 +384,7 @@ _post_batch(SeSinkExport *self, guint *delivered)
 }
 
 static SeSinkResult
-_switch_file(SeSinkExport *self, guint *delivered)
+_switch_file(SeSinkExport *self)
 {
   AppendOpenedFile opened;
   AppendOpenResult r;
@@ -392,7 +392,7 @@ _switch_file(SeSinkExport *self, guint *delivered)
   gint error = 0;
 
   /* one batch goes to one file */
-  result = _write_batch(self, delivered);
+  result = _write_batch(self);
   if (result != SE_SINK_OK)
     return result;
   _close_fd(self);
@@ -411,7 +411,7 @@ _switch_file(SeSinkExport *self, guint *delivered)
 }
 
 static SeSinkResult
-_emit(SeSink *s, const SeEvent *event, guint *delivered)
+_emit(SeSink *s, const SeEvent *event)
 {
   SeSinkExport *self = (SeSinkExport *) s;
   gchar realtime[32];
@@ -426,7 +426,7 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
       log_template_format(self->options.path, event->msg, &eval, self->next_path);
       if (self->fd < 0 || strcmp(self->next_path->str, self->cur_path->str) != 0)
         {
-          SeSinkResult result = _switch_file(self, delivered);
+          SeSinkResult result = _switch_file(self);
           if (result != SE_SINK_OK)
             return result;
         }
@@ -453,24 +453,24 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
   batch_buffer_end_record(&self->buffer);
 
   if (batch_buffer_is_full(&self->buffer))
-    return _is_http(self) ? _post_batch(self, delivered) : _write_batch(self, delivered);
+    return _is_http(self) ? _post_batch(self) : _write_batch(self);
   return SE_SINK_OK;
 }
 
 static SeSinkResult
-_flush(SeSink *s, guint *delivered)
+_flush(SeSink *s)
 {
   SeSinkExport *self = (SeSinkExport *) s;
 
   if (_is_http(self))
-    return _post_batch(self, delivered);
+    return _post_batch(self);
   if (self->fd < 0)
     {
       guint records = batch_buffer_records(&self->buffer);
       batch_buffer_reset(&self->buffer);
       return records ? SE_SINK_NOT_CONNECTED : SE_SINK_OK;
     }
-  return _write_batch(self, delivered);
+  return _write_batch(self);
 }
 
 static guint

@@ -193,7 +193,7 @@ _send_memfd(SeSinkJournald *self)
 }
 
 static SeSinkResult
-_emit(SeSink *s, const SeEvent *event, guint *delivered)
+_emit(SeSink *s, const SeEvent *event)
 {
   SeSinkJournald *self = (SeSinkJournald *) s;
   struct msghdr mh = { 0 };
@@ -204,7 +204,7 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
       /* more iovecs than one sendmsg() takes: the memfd is written in chunks */
       SeSinkResult result = _send_memfd(self);
       if (result == SE_SINK_OK)
-        *delivered = 1;
+        se_sink_delivered(s, 1);
       return result;
     }
 
@@ -231,7 +231,7 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
         case ENOBUFS:
           result = _send_memfd(self);
           if (result == SE_SINK_OK)
-            *delivered = 1;
+            se_sink_delivered(s, 1);
           return result;
         case ENOENT:
         case ECONNREFUSED:
@@ -246,7 +246,7 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
           return SE_SINK_ERROR;
         }
     }
-  *delivered = 1;
+  se_sink_delivered(s, 1);
   return SE_SINK_OK;
 }
 

@@ -19,17 +19,27 @@
 #include "messages.h"
 
 /*
- * Turns each message into an event, hands it to the sink and acknowledges
- * exactly the events the sink reports delivered (LTR_EXPLICIT_ACK_MGMT).
- * Failures map onto the threaded destination's results, which rewind (or
- * drop) every event not acknowledged yet: the sink has forgotten them too.
+ * Turns each message into an event, hands it to the sink and settles
+ * exactly the events the sink reports delivered or dropped, oldest first
+ * (LTR_EXPLICIT_ACK_MGMT).  Failures map onto the threaded destination's
+ * results, which rewind (or drop) every event not settled yet: the sink
+ * has forgotten them too.
  */
-static LogThreadedResult
-_map_result(StructuredEventWorker *self, SeSinkResult result, guint delivered)
+static void
+_settle_delivered(gpointer s, guint n)
 {
-  if (delivered)
-    log_threaded_dest_worker_ack_messages(&self->super, delivered);
+  log_threaded_dest_worker_ack_messages((LogThreadedDestWorker *) s, n);
+}
 
+static void
+_settle_dropped(gpointer s, guint n)
+{
+  log_threaded_dest_worker_drop_messages((LogThreadedDestWorker *) s, n);
+}
+
+static LogThreadedResult
+_map_result(StructuredEventWorker *self, SeSinkResult result)
+{
   switch (result)
     {
     case SE_SINK_OK:
@@ -54,26 +64,20 @@ _dw_insert(LogThreadedDestWorker *s, LogMessage *msg)
   StructuredEventWorker *self = (StructuredEventWorker *) s;
   StructuredEventDriver *owner = (StructuredEventDriver *) s->owner;
   SeEvent event;
-  guint delivered;
-  SeSinkResult result;
 
   se_event_build(&self->builder, msg, s->seq_num, &event);
   if (G_UNLIKELY(event.dropped_fields))
     structured_event_dd_fields_dropped(owner, event.dropped_fields);
 
-  result = se_sink_emit(self->sink, &event, &delivered);
-  return _map_result(self, result, delivered);
+  return _map_result(self, se_sink_emit(self->sink, &event));
 }
 
 static LogThreadedResult
 _dw_flush(LogThreadedDestWorker *s, LogThreadedFlushMode mode)
 {
   StructuredEventWorker *self = (StructuredEventWorker *) s;
-  guint delivered;
-  SeSinkResult result;
 
-  result = se_sink_flush(self->sink, &delivered);
-  return _map_result(self, result, delivered);
+  return _map_result(self, se_sink_flush(self->sink));
 }
 
 static gboolean
@@ -117,5 +121,13 @@ structured_event_dw_new(LogThreadedDestDriver *o, gint worker_index)
 
   se_event_builder_init(&self->builder, &owner->event_options);
   self->sink = owner->sink_class->construct(owner, worker_index);
+  se_sink_set_owner(self->sink, &(SeSinkOwner)
+  {
+    .id = owner->super.super.super.id,
+    .pipe = &owner->super.super.super.super,
+    .delivered = _settle_delivered,
+    .dropped = _settle_dropped,
+    .user_data = self,
+  });
   return &self->super;
 }

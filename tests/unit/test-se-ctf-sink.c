@@ -71,7 +71,7 @@ _sink(Fixture *f, gsize packet_size, guint64 max_stream_size)
   options.drops_reported = &f->drops_reported;
   append_opener_options_defaults(&options.opener);
   append_opener_options_init(&options.opener, se_test_cfg);
-  return se_sink_ctf_new(&options);
+  return se_test_attach(se_sink_ctf_new(&options));
 }
 
 typedef struct
@@ -137,14 +137,14 @@ test_ack_when_packet_written(void)
   CU_ASSERT_TRUE(_exists(&f, "metadata"));
   for (gint i = 0; i < 3; i++)
     {
-      CU_ASSERT_EQUAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
+      CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
       CU_ASSERT_EQUAL(delivered, 0);
     }
   CU_ASSERT_EQUAL(se_sink_pending(sink), 3);
   /* nothing on disk until the packet is written */
   CU_ASSERT_FALSE(_exists(&f, "stream_0_0"));
 
-  CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 3);
   CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
   CU_ASSERT_TRUE(_stream_info(&f, "stream_0_0", &info));
@@ -154,7 +154,7 @@ test_ack_when_packet_written(void)
   guint total = 0, emitted = 0;
   while (total == 0)
     {
-      CU_ASSERT_EQUAL_FATAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
+      CU_ASSERT_EQUAL_FATAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
       emitted++;
       total += delivered;
     }
@@ -186,8 +186,8 @@ test_new_stream_after_max_stream_size(void)
   CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
   for (gint i = 0; i < 5; i++)
     {
-      CU_ASSERT_EQUAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
-      CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
+      CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+      CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
       CU_ASSERT_EQUAL(delivered, 1);
     }
   for (gint i = 0; i < 3; i++)
@@ -228,9 +228,9 @@ test_too_large_event_dropped_and_counted(void)
   sink = _sink(&f, 4096, 1 << 20);
   CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
 
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
   /* the held packet is written first, so that DROP concerns this event alone */
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &big_event, &delivered), SE_SINK_DROP);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &big_event, &delivered), SE_SINK_DROP);
   CU_ASSERT_EQUAL(delivered, 1);
   CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
   CU_ASSERT_TRUE(_stream_info(&f, "stream_0_0", &info));
@@ -238,18 +238,18 @@ test_too_large_event_dropped_and_counted(void)
 
   /* the worker counts the drop in the destination's dropped counter: the next packet reports it */
   stats_counter_add(&f.dropped, 1);
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
-  CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
   CU_ASSERT_TRUE(_stream_info(&f, "stream_0_0", &info));
   CU_ASSERT_EQUAL(info.packets, 2);
   CU_ASSERT_EQUAL(info.last_discarded, 1);
 
   /* a running count per stream */
   stats_counter_add(&f.dropped, 2);
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
-  CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
-  CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
   CU_ASSERT_TRUE(_stream_info(&f, "stream_0_0", &info));
   CU_ASSERT_EQUAL(info.packets, 4);
   CU_ASSERT_EQUAL(info.last_discarded, 3);
@@ -276,8 +276,8 @@ test_partial_packet_trimmed_on_restart(void)
   CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
   for (gint i = 0; i < 2; i++)
     {
-      CU_ASSERT_EQUAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
-      CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
+      CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+      CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
     }
   se_sink_free(sink);
   CU_ASSERT_TRUE(_stream_info(&f, "stream_0_0", &info));
@@ -297,8 +297,8 @@ test_partial_packet_trimmed_on_restart(void)
   CU_ASSERT_EQUAL(info.packets, 2);
 
   /* and the new run writes a new stream file */
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
-  CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 1);
   CU_ASSERT_TRUE(_stream_info(&f, "stream_0_1", &info));
   CU_ASSERT_EQUAL(info.packets, 1);

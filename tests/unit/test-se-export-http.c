@@ -346,7 +346,7 @@ _http_sink(gint port)
   options.transport = SE_EXPORT_TRANSPORT_HTTP;
   options.batch_records = 10;
   append_opener_options_defaults(&options.opener);
-  return se_sink_export_new(&options);
+  return se_test_attach(se_sink_export_new(&options));
 }
 
 typedef struct
@@ -380,11 +380,11 @@ _batch(SeSink *sink, Events *e, guint n, guint *delivered)
   for (guint i = 0; i < n; i++)
     {
       se_event_build(&e->builder, e->msg, 0, &e->event);
-      CU_ASSERT_EQUAL(se_sink_emit(sink, &e->event, delivered), SE_SINK_OK);
+      CU_ASSERT_EQUAL(se_test_emit(sink, &e->event, delivered), SE_SINK_OK);
       CU_ASSERT_EQUAL(*delivered, 0);
     }
   CU_ASSERT_EQUAL(se_sink_pending(sink), n);
-  return se_sink_flush(sink, delivered);
+  return se_test_flush(sink, delivered);
 }
 
 static void
@@ -436,7 +436,7 @@ test_sink_keep_alive(void)
   CU_ASSERT_EQUAL(_batch(sink, &e, 4, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 4);
   /* an empty flush sends nothing */
-  CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 0);
 
   se_sink_free(sink);

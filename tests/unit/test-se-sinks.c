@@ -69,7 +69,7 @@ test_journald_datagram(void)
   gint server = _bind_dgram(path);
   StatsCounterItem memfd_counter = { 0 };
   StatsCounterItem *memfd_sends = &memfd_counter;
-  SeSink *sink = se_sink_journald_new(path, &memfd_sends);
+  SeSink *sink = se_test_attach(se_sink_journald_new(path, &memfd_sends));
   LogMessage *msg = golden_message();
   Events e;
   guint delivered;
@@ -78,7 +78,7 @@ test_journald_datagram(void)
   _events_init(&e);
   CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
   se_event_build(&e.builder, msg, 0, &e.event);
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &e.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 1);
   CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
 
@@ -89,7 +89,7 @@ test_journald_datagram(void)
   /* the receiver goes away: not connected, nothing reported delivered */
   close(server);
   unlink(path);
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &e.event, &delivered), SE_SINK_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_NOT_CONNECTED);
   CU_ASSERT_EQUAL(delivered, 0);
   se_sink_close(sink);
   CU_ASSERT_FALSE(se_sink_open(sink));
@@ -110,7 +110,7 @@ test_journald_memfd(void)
   gint server = _bind_dgram(path);
   StatsCounterItem memfd_counter = { 0 };
   StatsCounterItem *memfd_sends = &memfd_counter;
-  SeSink *sink = se_sink_journald_new(path, &memfd_sends);
+  SeSink *sink = se_test_attach(se_sink_journald_new(path, &memfd_sends));
   LogMessage *msg = golden_message();
   gsize big_len = 300 * 1024;
   gchar *big = g_malloc(big_len);
@@ -124,7 +124,7 @@ test_journald_memfd(void)
   se_journal_encoder_init(&enc);
   CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
   se_event_build(&e.builder, msg, 0, &e.event);
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &e.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 1);
   CU_ASSERT_EQUAL(stats_counter_get(&memfd_counter), 1);
 
@@ -191,7 +191,7 @@ _export_file_sink(const gchar *dir, guint batch_records)
   options.batch_records = batch_records;
   append_opener_options_defaults(&options.opener);
   append_opener_options_init(&options.opener, se_test_cfg);
-  sink = se_sink_export_new(&options);
+  sink = se_test_attach(se_sink_export_new(&options));
   log_template_unref(path);
   g_free(template_str);
   return sink;
@@ -233,17 +233,17 @@ test_export_file_batches(void)
   for (gint i = 0; i < 2; i++)
     {
       se_event_build(&e.builder, msg, 0, &e.event);
-      CU_ASSERT_EQUAL(se_sink_emit(sink, &e.event, &delivered), SE_SINK_OK);
+      CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_OK);
       CU_ASSERT_EQUAL(delivered, 0);
     }
   CU_ASSERT_EQUAL(se_sink_pending(sink), 2);
 
   /* another file: the batch so far is written first */
   se_event_build(&e.builder, other, 0, &e.event);
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &e.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 2);
   CU_ASSERT_EQUAL(se_sink_pending(sink), 1);
-  CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 1);
   CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
 
@@ -281,7 +281,7 @@ test_export_file_unwritable(void)
   /* the directory does not exist and create-dirs is off: not connected, retried later */
   _events_init(&e);
   se_event_build(&e.builder, msg, 0, &e.event);
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &e.event, &delivered), SE_SINK_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_NOT_CONNECTED);
   CU_ASSERT_EQUAL(delivered, 0);
   CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
 
