@@ -383,13 +383,42 @@ _post_batch(SeSinkExport *self)
   return result;
 }
 
+/*
+ * A name that can never be opened belongs to the message that rendered it:
+ * too long, a file where a directory should be, a directory where the file
+ * should be, a missing directory (create-dirs() off, or it could not make
+ * it), a symlink refused, a spurious ".." path.  Anything else (ENOSPC,
+ * EIO, EDQUOT, EMFILE, EACCES, EROFS...) is a matter of the disk or the
+ * process: every file would fail alike, so the destination waits.
+ */
+static gboolean
+_open_error_is_the_names(AppendOpenResult r, gint error)
+{
+  if (r == APPEND_OPEN_SPURIOUS_PATH || r == APPEND_OPEN_NOT_SUPPORTED)
+    return TRUE;
+  switch (error)
+    {
+    case ENAMETOOLONG:
+    case ENOTDIR:
+    case EISDIR:
+    case ENOENT:
+    case ELOOP:
+    case EINVAL:
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+/* after the batch of the previous file went out: the event's file is opened, or the event dropped */
 static SeSinkResult
-_switch_file(SeSinkExport *self)
+_switch_file(SeSinkExport *self, gboolean *event_dropped)
 {
   AppendOpenedFile opened;
   AppendOpenResult r;
   SeSinkResult result;
   gint error = 0;
+  guint not_logged;
 
   /* one batch goes to one file */
   result = _write_batch(self);
@@ -405,9 +434,22 @@ _switch_file(SeSinkExport *self)
       return SE_SINK_OK;
     }
   errno = error;
-  msg_error("structured-event(): cannot open path()", evt_tag_str("path", self->next_path->str),
-            evt_tag_str("reason", append_open_result_name(r)), evt_tag_error("error"));
-  return r == APPEND_OPEN_ERROR ? SE_SINK_NOT_CONNECTED : SE_SINK_DROP;
+  if (!_open_error_is_the_names(r, error))
+    {
+      msg_error("structured-event(): cannot open path(), will retry after time-reopen()",
+                evt_tag_str("path", self->next_path->str), evt_tag_str("reason", append_open_result_name(r)),
+                evt_tag_error("error"));
+      return SE_SINK_NOT_CONNECTED;
+    }
+  /* the batch went out above: this event is the oldest one not settled */
+  if (se_sink_drop_event(&self->super, &not_logged))
+    msg_error("structured-event(): cannot open path(), message dropped, messages for other files go on "
+              "(logged at most once every 10 seconds, see the dropped counter)",
+              se_sink_dest_tags(&self->super), evt_tag_str("path", self->next_path->str),
+              evt_tag_str("reason", append_open_result_name(r)), evt_tag_error("error"),
+              evt_tag_int("dropped_unlogged", not_logged));
+  *event_dropped = TRUE;
+  return SE_SINK_OK;
 }
 
 static SeSinkResult
@@ -426,8 +468,9 @@ _emit(SeSink *s, const SeEvent *event)
       log_template_format(self->options.path, event->msg, &eval, self->next_path);
       if (self->fd < 0 || strcmp(self->next_path->str, self->cur_path->str) != 0)
         {
-          SeSinkResult result = _switch_file(self);
-          if (result != SE_SINK_OK)
+          gboolean dropped = FALSE;
+          SeSinkResult result = _switch_file(self, &dropped);
+          if (result != SE_SINK_OK || dropped)
             return result;
         }
     }

@@ -37,10 +37,10 @@ log { source(s); parser(p_kv); destination(d_exp); };
 """
 
 
-def rfc5424(host, ts_usec, seq, extra=b""):
+def rfc5424(host, ts_usec, seq, extra=b"", program="app"):
     secs, usec = divmod(ts_usec, 1000000)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(secs)) + ".%06dZ" % usec
-    return ("<13>1 %s %s app 99 - - seq=%d " % (stamp, host, seq)).encode() + extra
+    return ("<13>1 %s %s %s 99 - - seq=%d " % (stamp, host, program, seq)).encode() + extra
 
 
 def read_journal(path):
@@ -133,6 +133,35 @@ class TestExport(fdharness.TestCase):
                 subprocess.run([REMOTE, "--output=" + out, "-"], stdin=f, check=True,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             self.check_entries(read_journal(out), [host], n)
+
+    def test_file_name_that_cannot_be_opened_drops_that_message_only(self):
+        """a templated path() that renders a name which can never be opened (a refused '..',
+        a component over 255 bytes, a missing directory without create-dirs()) drops that
+        message alone, at once, counted and logged naming the destination; the messages for
+        other files are written within 2 s (time-reopen() stays at its 60 s default)"""
+        wd = self.workdir()
+        sock = os.path.join(wd, "in.sock")
+        os.mkdir(os.path.join(wd, "good"))
+        config = CONFIG % {"sock": sock, "target": 'path("%s/${PROGRAM}/${HOST}.export")' % wd}
+        hostile = [rfc5424("h", BASE_USEC, 0, program=".."),        # W/../h.export: refused
+                   rfc5424("x" * 255, BASE_USEC, 1, program="good"),  # ENAMETOOLONG
+                   rfc5424("h", BASE_USEC, 2, program="nodir")]      # ENOENT, no create-dirs()
+        good = [rfc5424("h", BASE_USEC + i, 10 + i, program="good") for i in range(5)]
+        with fdharness.SyslogNg(config, workdir=wd) as sng:
+            fdharness.send_lines(sock, [hostile[0], good[0], hostile[1], good[1], good[2], hostile[2]] + good[3:])
+            self.assertTrue(fdharness.wait_until(
+                lambda: sng.stat("dst.structured-event", "d_exp", "written") == 5, 2), sng.stats())
+            self.assertEqual(sng.stat("dst.structured-event", "d_exp", "dropped"), 3)
+            out = sng.output()
+        with open(os.path.join(wd, "good", "h.export"), "rb") as f:
+            self.assertEqual(f.read().count(b"\n\n"), 5)
+        self.assertFalse(os.path.exists(os.path.join(os.path.dirname(wd), "h.export")))
+        # one error for the first drop (rate-limited), naming the destination and the file
+        drops = [line for line in out.splitlines() if "cannot open path(), message dropped" in line]
+        self.assertTrue(drops, out)
+        self.assertRegex(drops[0], r"driver='d_exp(#\d+)?'")
+        self.assertRegex(drops[0], r"location='[^']*syslog-ng.conf:\d+:\d+'")
+        self.assertIn("%s/../h.export" % wd, drops[0])
 
     def test_path_perm_owner_group(self):
         """create-dirs(), perm(), owner(), group() and dir-*() as file(): on the files and

@@ -25,6 +25,7 @@
 #include "stats/stats-counter.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -269,7 +270,7 @@ test_export_file_batches(void)
 }
 
 static void
-test_export_file_unwritable(void)
+test_export_file_name_never_opens(void)
 {
   gchar *dir = testutil_make_tmpdir();
   gchar *sub = g_build_filename(dir, "missing", NULL);
@@ -277,12 +278,14 @@ test_export_file_unwritable(void)
   LogMessage *msg = golden_message();
   Events e;
   guint delivered;
+  guint64 dropped = se_test_tally.dropped;
 
-  /* the directory does not exist and create-dirs is off: not connected, retried later */
+  /* the directory does not exist and create-dirs is off: the name is the message's, it alone is dropped */
   _events_init(&e);
   se_event_build(&e.builder, msg, 0, &e.event);
-  CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 0);
+  CU_ASSERT_EQUAL(se_test_tally.dropped, dropped + 1);
   CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
 
   se_sink_free(sink);
@@ -293,12 +296,51 @@ test_export_file_unwritable(void)
   g_free(dir);
 }
 
+static void
+test_export_file_no_descriptors_left(void)
+{
+  gchar *dir = testutil_make_tmpdir();
+  SeSink *sink = _export_file_sink(dir, 10);
+  LogMessage *msg = golden_message();
+  struct rlimit saved, none;
+  Events e;
+  guint delivered;
+  guint64 dropped = se_test_tally.dropped;
+
+  /* EMFILE is the process's, not the name's: not connected, the event comes again */
+  _events_init(&e);
+  se_event_build(&e.builder, msg, 0, &e.event);
+  g_assert(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  none = saved;
+  none.rlim_cur = 0;
+  g_assert(setrlimit(RLIMIT_NOFILE, &none) == 0);
+  SeSinkResult r = se_test_emit(sink, &e.event, &delivered);
+  g_assert(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+  CU_ASSERT_EQUAL(r, SE_SINK_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(delivered, 0);
+  CU_ASSERT_EQUAL(se_test_tally.dropped, dropped);
+
+  /* and goes out once descriptors are there again */
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(delivered, 1);
+  const gchar golden[] = GOLDEN_EXPORT;
+  _assert_file(dir, "h1.export", golden, sizeof(golden) - 1);
+
+  se_sink_free(sink);
+  _events_destroy(&e);
+  log_msg_unref(msg);
+  rmdir(dir);
+  g_free(dir);
+}
+
 static CU_TestInfo sink_tests[] =
 {
   { "journald: one datagram per event", test_journald_datagram },
   { "journald: memfd for a 300 KiB entry", test_journald_memfd },
   { "export: batches per file", test_export_file_batches },
-  { "export: unwritable path", test_export_file_unwritable },
+  { "export: a name that never opens drops its event alone", test_export_file_name_never_opens },
+  { "export: out of descriptors is not the name's fault", test_export_file_no_descriptors_left },
   CU_TEST_INFO_NULL,
 };
 
