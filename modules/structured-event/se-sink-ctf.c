@@ -318,13 +318,22 @@ _write_packet(SeSinkCtf *self)
   return SE_SINK_NOT_CONNECTED;
 }
 
+/* the packet holds no event: this one is the oldest not settled, and it alone is dropped */
 static SeSinkResult
-_too_large(SeSinkCtf *self)
+_too_large(SeSinkCtf *self, const SeEvent *event)
 {
-  msg_error("structured-event(): event does not fit in a CTF packet, dropped (counted in events_discarded); "
-            "raise packet-size()", evt_tag_str("path", self->dir),
-            evt_tag_long("packet_size", self->options.packet_size));
-  return SE_SINK_DROP;
+  guint not_logged;
+  gsize size = 0;
+
+  for (guint i = 0; i < event->n_fields; i++)
+    size += event->fields[i].name_len + event->fields[i].value_len;
+  if (se_sink_drop_event(&self->super, &not_logged))
+    msg_error("structured-event(): event does not fit in a CTF packet, dropped (counted in events_discarded), "
+              "raise packet-size() (logged at most once every 10 seconds)",
+              se_sink_dest_tags(&self->super), evt_tag_str("path", self->dir),
+              evt_tag_long("packet_size", self->options.packet_size),
+              evt_tag_long("fields_size", size), evt_tag_int("dropped_unlogged", not_logged));
+  return SE_SINK_OK;
 }
 
 static SeSinkResult
@@ -340,12 +349,12 @@ _emit(SeSink *s, const SeEvent *event)
       SeSinkResult result;
 
       if (self->packet.n_events == 0)
-        return _too_large(self);
+        return _too_large(self, event);
       result = _write_packet(self);
       if (result != SE_SINK_OK)
         return result;
       if (!se_ctf_packet_append(&self->packet, ts, event))
-        return _too_large(self);
+        return _too_large(self, event);
     }
   self->last_ts = ts;
   return SE_SINK_OK;

@@ -30,8 +30,6 @@ se_sink_result_name(SeSinkResult result)
       return "retry";
     case SE_SINK_ERROR:
       return "error";
-    case SE_SINK_DROP:
-      return "drop";
     default:
       return "unknown";
     }

@@ -41,7 +41,6 @@ typedef enum
   SE_SINK_NOT_CONNECTED,   /* the destination as a whole is unreachable: reconnect after time-reopen() */
   SE_SINK_RETRY,           /* temporary (EAGAIN): resend soon */
   SE_SINK_ERROR,           /* failed: retried up to retries(), then dropped */
-  SE_SINK_DROP,            /* the events held can never be delivered */
 } SeSinkResult;
 
 /*

@@ -51,8 +51,6 @@ _map_result(StructuredEventWorker *self, SeSinkResult result)
       return LTR_RETRY;
     case SE_SINK_ERROR:
       return LTR_ERROR;
-    case SE_SINK_DROP:
-      return LTR_DROP;
     default:
       g_assert_not_reached();
     }
