@@ -248,8 +248,16 @@ _open_stream(SeSinkCtf *self)
       g_free(self->stream_path);
       self->stream_path = g_strdup_printf("%s/" SE_CTF_STREAM_PREFIX "%d_%u", self->dir, self->options.worker_index,
                                           self->next_index);
-      if (lstat(self->stream_path, &st) < 0 && errno == ENOENT)
+      if (lstat(self->stream_path, &st) == 0)
+        continue;
+      if (errno == ENOENT)
         break;
+      /* ENOTDIR, EACCES, ELOOP...: the trace directory is unusable, not this name */
+      msg_error("structured-event(): cannot look for a free CTF stream file name, will retry after time-reopen()",
+                se_sink_dest_tags(&self->super), evt_tag_str("path", self->stream_path), evt_tag_error("error"));
+      g_free(self->stream_path);
+      self->stream_path = NULL;
+      return FALSE;
     }
   r = append_opener_open(&self->options.opener, self->stream_path, &opened, &error);
   if (r != APPEND_OPEN_SUCCESS)

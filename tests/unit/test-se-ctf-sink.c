@@ -330,6 +330,42 @@ test_partial_packet_trimmed_on_restart(void)
 }
 
 static void
+test_stream_name_lookup_fails(void)
+{
+  Fixture f;
+  SeSink *sink;
+  guint delivered;
+  StreamInfo info;
+  gchar *aside;
+
+  _fixture_init(&f);
+  sink = _sink(&f, 4096, 1 << 20);
+  CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
+  /* the trace directory becomes a file: looking for a free stream name fails with ENOTDIR, which
+   * must end the search (a hang here is ended by the watchdog) */
+  aside = g_strconcat(f.dir, ".aside", NULL);
+  g_assert(rename(f.dir, aside) == 0);
+  g_assert(g_file_set_contents(f.dir, "", 0, NULL));
+  CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(delivered, 0);
+  CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
+
+  /* the directory is back: the event handed over again is written */
+  g_assert(unlink(f.dir) == 0);
+  g_assert(rename(aside, f.dir) == 0);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(delivered, 1);
+  CU_ASSERT_TRUE(_stream_info(&f, "stream_0_0", &info));
+  CU_ASSERT_EQUAL(info.packets, 1);
+
+  se_sink_free(sink);
+  g_free(aside);
+  _fixture_destroy(&f);
+}
+
+static void
 test_trim_stream(void)
 {
   gchar *dir = testutil_make_tmpdir();
@@ -363,6 +399,7 @@ static CU_TestInfo sink_tests[] =
   { "a new stream file after max-stream-size()", test_new_stream_after_max_stream_size },
   { "an event too large for a packet is dropped and counted", test_too_large_event_dropped_and_counted },
   { "a partial packet is trimmed on restart", test_partial_packet_trimmed_on_restart },
+  { "a failing stream name lookup ends the search", test_stream_name_lookup_fails },
   { "trimming a stream file", test_trim_stream },
   CU_TEST_INFO_NULL,
 };
@@ -376,5 +413,10 @@ static CU_SuiteInfo suites[] =
 int
 main(void)
 {
-  return testutil_run_suites(suites);
+  /* a name search that never ends would hang, not fail */
+  TestutilWatchdog *watchdog = testutil_watchdog_start(60);
+  gint rc = testutil_run_suites(suites);
+
+  testutil_watchdog_stop(watchdog);
+  return rc;
 }
