@@ -26,6 +26,7 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -147,17 +148,53 @@ _close(SeSink *s)
   _close_fd(self);
 }
 
+/*
+ * Keeps the file a valid export stream after a write that stopped inside
+ * an entry: its start is cut off again, but only while the end of the
+ * file is still ours (the same file, exactly as long as before the write
+ * plus what it wrote).  Another writer's bytes after ours, or a file
+ * truncated meanwhile, are never cut: the partial entry stays, logged.
+ */
+static void
+_cut_partial_entry(SeSinkExport *self, const struct stat *before, gsize written, gsize partial)
+{
+  struct stat now;
+
+  if (fstat(self->fd, &now) < 0)
+    {
+      msg_error("structured-event(): cannot remove a partly written entry", se_sink_dest_tags(&self->super),
+                evt_tag_str("path", _target(self)), evt_tag_error("error"));
+      return;
+    }
+  if (now.st_dev != before->st_dev || now.st_ino != before->st_ino
+      || now.st_size != before->st_size + (off_t) written)
+    {
+      msg_error("structured-event(): a partly written entry stays in the file: the file changed under us "
+                "(another writer or a truncation), its end is not ours to cut", se_sink_dest_tags(&self->super),
+                evt_tag_str("path", _target(self)), evt_tag_long("expected_size", before->st_size + written),
+                evt_tag_long("size", now.st_size), evt_tag_long("partial_bytes", partial));
+      return;
+    }
+  if (ftruncate(self->fd, now.st_size - partial) < 0)
+    msg_error("structured-event(): cannot remove a partly written entry", se_sink_dest_tags(&self->super),
+              evt_tag_str("path", _target(self)), evt_tag_error("error"));
+}
+
 static SeSinkResult
 _write_batch(SeSinkExport *self)
 {
   BatchWriteResult res;
   guint records = batch_buffer_records(&self->buffer);
+  struct stat before = { 0 };
   guint complete;
   gsize partial;
 
   if (records == 0)
     return SE_SINK_OK;
 
+  /* what the file looks like before our bytes: a partial entry is cut only while the end is still ours */
+  if (_is_file(self) && fstat(self->fd, &before) < 0)
+    before.st_ino = 0;
   if (batch_writer_write(self->fd, batch_buffer_data(&self->buffer)->str, batch_buffer_len(&self->buffer), &res))
     {
       se_sink_delivered(&self->super, records);
@@ -169,13 +206,7 @@ _write_batch(SeSinkExport *self)
   partial = res.written - batch_buffer_whole_records_end(&self->buffer, res.written);
   se_sink_delivered(&self->super, complete);
   if (partial && _is_file(self))
-    {
-      /* keep the file a valid export stream: cut the partial entry off */
-      off_t end = lseek(self->fd, 0, SEEK_END);
-      if (end < 0 || ftruncate(self->fd, end - partial) < 0)
-        msg_error("structured-event(): cannot remove a partly written entry", evt_tag_str("path", _target(self)),
-                  evt_tag_error("error"));
-    }
+    _cut_partial_entry(self, &before, res.written, partial);
   errno = res.error;
   msg_error("structured-event(): write failed, will retry after time-reopen()",
             evt_tag_str("target", _target(self)), evt_tag_error("error"),

@@ -25,6 +25,7 @@
 #include "stats/stats-counter.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -334,6 +335,101 @@ test_export_file_no_descriptors_left(void)
   g_free(dir);
 }
 
+/* "another writer": appends to the file when our write() runs into RLIMIT_FSIZE, before we see its error */
+static gchar *other_writer_path;
+
+static void
+_other_writer(int signo)
+{
+  struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+  gint fd;
+
+  setrlimit(RLIMIT_FSIZE, &unlimited);
+  fd = open(other_writer_path, O_WRONLY | O_APPEND);
+  if (fd >= 0)
+    {
+      if (write(fd, "OTHER\n", 6) != 6)
+        abort();
+      close(fd);
+    }
+}
+
+/* two entries into h1.export with the file size limit 10 bytes into the second: a partial write */
+static SeSinkResult
+_write_partially(const gchar *dir, Events *e, LogMessage *msg, void (*on_limit)(int), guint *delivered)
+{
+  SeSink *sink = _export_file_sink(dir, 10);
+  const gchar golden[] = GOLDEN_EXPORT;
+  struct rlimit saved, limit;
+  struct sigaction sa = { .sa_handler = on_limit }, old_sa;
+  SeSinkResult r;
+
+  se_event_build(&e->builder, msg, 0, &e->event);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e->event, delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e->event, delivered), SE_SINK_OK);
+  g_assert(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  limit = saved;
+  limit.rlim_cur = sizeof(golden) - 1 + 10;
+  g_assert(sigaction(SIGXFSZ, &sa, &old_sa) == 0);
+  g_assert(setrlimit(RLIMIT_FSIZE, &limit) == 0);
+  r = se_test_flush(sink, delivered);
+  g_assert(setrlimit(RLIMIT_FSIZE, &saved) == 0);
+  g_assert(sigaction(SIGXFSZ, &old_sa, NULL) == 0);
+  se_sink_free(sink);
+  return r;
+}
+
+static void
+test_export_file_partial_entry_cut(void)
+{
+  gchar *dir = testutil_make_tmpdir();
+  LogMessage *msg = golden_message();
+  const gchar golden[] = GOLDEN_EXPORT;
+  Events e;
+  guint delivered;
+
+  /* the write stops 10 bytes into the second entry: the first is delivered, the partial one cut off */
+  _events_init(&e);
+  CU_ASSERT_EQUAL(_write_partially(dir, &e, msg, SIG_IGN, &delivered), SE_SINK_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(delivered, 1);
+  _assert_file(dir, "h1.export", golden, sizeof(golden) - 1);
+
+  _events_destroy(&e);
+  log_msg_unref(msg);
+  rmdir(dir);
+  g_free(dir);
+}
+
+static void
+test_export_file_partial_entry_kept_when_not_ours(void)
+{
+  gchar *dir = testutil_make_tmpdir();
+  LogMessage *msg = golden_message();
+  const gchar golden[] = GOLDEN_EXPORT;
+  gsize golden_len = sizeof(golden) - 1;
+  Events e;
+  guint delivered;
+  gchar *expected = g_malloc(golden_len + 10 + 6);
+
+  /* another writer appended after our partial entry: its bytes are the end of the file now, and
+   * cutting our partial entry would cut them; the file is left as it is */
+  other_writer_path = g_build_filename(dir, "h1.export", NULL);
+  _events_init(&e);
+  CU_ASSERT_EQUAL(_write_partially(dir, &e, msg, _other_writer, &delivered), SE_SINK_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(delivered, 1);
+  memcpy(expected, golden, golden_len);
+  memcpy(expected + golden_len, golden, 10);
+  memcpy(expected + golden_len + 10, "OTHER\n", 6);
+  _assert_file(dir, "h1.export", expected, golden_len + 16);
+
+  g_free(expected);
+  g_free(other_writer_path);
+  _events_destroy(&e);
+  log_msg_unref(msg);
+  rmdir(dir);
+  g_free(dir);
+}
+
 static CU_TestInfo sink_tests[] =
 {
   { "journald: one datagram per event", test_journald_datagram },
@@ -341,6 +437,8 @@ static CU_TestInfo sink_tests[] =
   { "export: batches per file", test_export_file_batches },
   { "export: a name that never opens drops its event alone", test_export_file_name_never_opens },
   { "export: out of descriptors is not the name's fault", test_export_file_no_descriptors_left },
+  { "export: a partial entry is cut off", test_export_file_partial_entry_cut },
+  { "export: a partial entry followed by another writer's bytes stays", test_export_file_partial_entry_kept_when_not_ours },
   CU_TEST_INFO_NULL,
 };
 
