@@ -38,6 +38,8 @@
  * whole request without answering (journal-remote does that on an entry it
  * refuses) gets the batch counted as an error from then on: retries(), then dropped */
 #define SE_EXPORT_MAX_UNANSWERED 3
+/* a batch is written (or posted) once it holds this much, before batch-lines() */
+#define SE_EXPORT_BATCH_BYTES (1024 * 1024)
 
 typedef struct _SeSinkExport
 {
@@ -45,6 +47,7 @@ typedef struct _SeSinkExport
   SeSinkExportOptions options;
   gchar *host;
   BatchBuffer buffer;
+  gsize buffer_capacity;      /* as made: more means an outlier grew it */
   SeJournalEncoder encoder;
   GString *next_path;
   GString *cur_path;
@@ -53,6 +56,32 @@ typedef struct _SeSinkExport
   guint unanswered;           /* transport(http): see SE_EXPORT_MAX_UNANSWERED */
   SeHttpResponse response;
 } SeSinkExport;
+
+/*
+ * The batch buffer holds at most SE_EXPORT_BATCH_BYTES (a batch goes out
+ * earlier when the next entry would not fit) plus one entry.  An entry
+ * larger than that grows it; once its batch went out the buffer is made
+ * anew, so an outlier neither keeps its memory nor skews the average
+ * entry size the buffer sizes itself by.
+ */
+static void
+_init_buffer(SeSinkExport *self)
+{
+  batch_buffer_init(&self->buffer, MAX(self->options.batch_records, 1), SE_EXPORT_BATCH_BYTES);
+  self->buffer_capacity = batch_buffer_capacity(&self->buffer);
+}
+
+static void
+_reset_buffer(SeSinkExport *self)
+{
+  if (batch_buffer_capacity(&self->buffer) <= self->buffer_capacity)
+    {
+      batch_buffer_reset(&self->buffer);
+      return;
+    }
+  batch_buffer_destroy(&self->buffer);
+  _init_buffer(self);
+}
 
 static gboolean
 _is_file(SeSinkExport *self)
@@ -144,7 +173,7 @@ _close(SeSink *s)
   SeSinkExport *self = (SeSinkExport *) s;
 
   /* whatever is still buffered was not acknowledged: the worker resends it */
-  batch_buffer_reset(&self->buffer);
+  _reset_buffer(self);
   _close_fd(self);
 }
 
@@ -198,7 +227,7 @@ _write_batch(SeSinkExport *self)
   if (batch_writer_write(self->fd, batch_buffer_data(&self->buffer)->str, batch_buffer_len(&self->buffer), &res))
     {
       se_sink_delivered(&self->super, records);
-      batch_buffer_reset(&self->buffer);
+      _reset_buffer(self);
       return SE_SINK_OK;
     }
 
@@ -211,7 +240,7 @@ _write_batch(SeSinkExport *self)
   msg_error("structured-event(): write failed, will retry after time-reopen()",
             evt_tag_str("target", _target(self)), evt_tag_error("error"),
             evt_tag_int("written_entries", complete), evt_tag_int("unwritten_entries", records - complete));
-  batch_buffer_reset(&self->buffer);
+  _reset_buffer(self);
   _close_fd(self);
   return SE_SINK_NOT_CONNECTED;
 }
@@ -359,7 +388,7 @@ _post_batch(SeSinkExport *self)
         _close_fd(self);
       if (self->fd < 0 && !_connect_tcp(self))
         {
-          batch_buffer_reset(&self->buffer);
+          _reset_buffer(self);
           return SE_SINK_NOT_CONNECTED;
         }
       reused = self->requests_on_fd > 0;
@@ -410,7 +439,7 @@ _post_batch(SeSinkExport *self)
                 evt_tag_int("entries", records),
                 evt_tag_int("closed_without_answer", self->unanswered));
     }
-  batch_buffer_reset(&self->buffer);
+  _reset_buffer(self);
   return result;
 }
 
@@ -541,7 +570,7 @@ _flush(SeSink *s)
   if (self->fd < 0)
     {
       guint records = batch_buffer_records(&self->buffer);
-      batch_buffer_reset(&self->buffer);
+      _reset_buffer(self);
       return records ? SE_SINK_NOT_CONNECTED : SE_SINK_OK;
     }
   return _write_batch(self);
@@ -587,7 +616,7 @@ se_sink_export_new(const SeSinkExportOptions *options)
   self->fd = -1;
   self->next_path = g_string_sized_new(256);
   self->cur_path = g_string_sized_new(256);
-  batch_buffer_init(&self->buffer, MAX(options->batch_records, 1), 0);
+  _init_buffer(self);
   se_journal_encoder_init(&self->encoder);
   return &self->super;
 }

@@ -85,6 +85,14 @@ def stop_remote(remote):
     remote.wait(20)
 
 
+def written(sng):
+    """the written counter of d_exp; None while syslog-ng does not answer (it died)"""
+    try:
+        return sng.stat("dst.structured-event", "d_exp", "written")
+    except fdharness.SyslogNgError:
+        return None
+
+
 def field_bytes(entry, name):
     v = entry[name]
     return bytes(v) if isinstance(v, list) else v.encode("utf-8")
@@ -162,6 +170,38 @@ class TestExport(fdharness.TestCase):
         self.assertRegex(drops[0], r"driver='d_exp(#\d+)?'")
         self.assertRegex(drops[0], r"location='[^']*syslog-ng.conf:\d+:\d+'")
         self.assertIn("%s/../h.export" % wd, drops[0])
+
+    def test_outlier_message_under_memory_limit(self):
+        """a 10 MiB message among small ones with batch-lines(1000), syslog-ng under an address
+        space limit of 512 MiB above what it uses: the batch buffer is bounded (it reserved
+        batch-lines() x the average entry: 10 GB after the outlier) and shrinks after it"""
+        wd = self.workdir()
+        sock = os.path.join(wd, "in.sock")
+        config = (CONFIG % {"sock": sock, "target": 'path("%s/out.export") batch-lines(1000)' % wd}).replace(
+            "so-passcred(no)", "so-passcred(no) log-msg-size(12582912)")
+        big = 10 * 1024 * 1024
+        with fdharness.SyslogNg(config, workdir=wd) as sng:
+            with open("/proc/%d/status" % sng.pid) as f:
+                vm = [int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:")][0]
+            subprocess.run(["prlimit", "--pid", str(sng.pid), "--as=%d" % (vm + 512 * 1024 * 1024)], check=True)
+            sent = 0
+            for round_ in range(3):
+                # the outlier in a batch of its own (the worst average), then small ones
+                batches = [[rfc5424("h", BASE_USEC + 100 * round_, 100 * round_, b"big=" + b"x" * big)],
+                           [rfc5424("h", BASE_USEC + 100 * round_ + i, 100 * round_ + i) for i in range(1, 50)]]
+                for lines in batches:
+                    fdharness.send_lines(sock, lines)
+                    sent += len(lines)
+                    fdharness.wait_until(lambda: not sng.running() or written(sng) == sent, 30)
+                    self.assertTrue(sng.running(), "syslog-ng died:\n" + sng.output()[-3000:])
+                    self.assertEqual(written(sng), sent, sng.stats())
+        out = os.path.join(wd, "out.journal")
+        with open(os.path.join(wd, "out.export"), "rb") as f:
+            subprocess.run([REMOTE, "--output=" + out, "-"], stdin=f, check=True,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        entries = read_journal(out)
+        self.assertEqual(sorted(int(e["KV_SEQ"]) for e in entries), sorted(100 * r + i for r in range(3) for i in range(50)))
+        self.assertEqual([len(e["KV_BIG"]) for e in entries if "KV_BIG" in e], [big] * 3)
 
     def test_path_perm_owner_group(self):
         """create-dirs(), perm(), owner(), group() and dir-*() as file(): on the files and
