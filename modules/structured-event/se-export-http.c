@@ -14,6 +14,10 @@
  * You should have received a copy of the GNU General Public License along
  * with this program; if not, see <https://www.gnu.org/licenses/>.
  */
+/* memmem() */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "se-export-http.h"
 
 #include <string.h>
@@ -209,13 +213,15 @@ _find_head(SeHttpResponse *self, gsize search_from)
   for (;;)
     {
       gsize from = search_from >= 3 ? search_from - 3 : 0;
-      const gchar *hit = self->len > from ? g_strstr_len(self->buf + from, self->len - from, "\r\n\r\n") : NULL;
+      /* memmem(), not a string search: the bytes may hold a NUL, which must not hide the end */
+      const gchar *hit = self->len > from ? memmem(self->buf + from, self->len - from, "\r\n\r\n", 4) : NULL;
 
       if (!hit)
         return self->len < sizeof(self->buf) ? SE_HTTP_PARSE_MORE : SE_HTTP_PARSE_INVALID;
 
       self->header_end = hit + 4 - self->buf;
-      if (!_parse_head(self))
+      /* a NUL is never part of a status line or a field (RFC 9110 5.5) */
+      if (memchr(self->buf, 0, self->header_end) || !_parse_head(self))
         return SE_HTTP_PARSE_INVALID;
       if (self->status >= 200)
         break;

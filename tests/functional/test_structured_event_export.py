@@ -17,6 +17,7 @@
 import glob
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -96,6 +97,68 @@ def written(sng):
 def field_bytes(entry, name):
     v = entry[name]
     return bytes(v) if isinstance(v, list) else v.encode("utf-8")
+
+
+class FakeHttpPeer:
+    """A TCP listener on 127.0.0.1 that reads each HTTP request whole (head and
+    Content-Length body) and calls answer(conn, index) for it; answer may write
+    anything and returns False to close the connection.  Stands in for peers
+    that journal-remote never is: broken, hostile or slow."""
+
+    def __init__(self, tc, answer):
+        self.answer = answer
+        self.requests = 0
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        self.port = self.listener.getsockname()[1]
+        self.stopping = False
+        self.conns = []
+        threading.Thread(target=self._accept, daemon=True).start()
+        tc.addCleanup(self.stop)
+
+    def _accept(self):
+        while not self.stopping:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn):
+        buf = b""
+        try:
+            while not self.stopping:
+                while b"\r\n\r\n" not in buf:
+                    data = conn.recv(65536)
+                    if not data:
+                        return
+                    buf += data
+                head, buf = buf.split(b"\r\n\r\n", 1)
+                length = int(re.search(rb"(?i)content-length: *(\d+)", head).group(1))
+                while len(buf) < length:
+                    data = conn.recv(65536)
+                    if not data:
+                        return
+                    buf += data
+                buf = buf[length:]
+                self.requests += 1
+                if not self.answer(conn, self.requests - 1):
+                    return
+        except OSError:
+            return
+        finally:
+            conn.close()
+
+    def stop(self):
+        self.stopping = True
+        self.listener.close()
+        for conn in self.conns:
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
 
 BASE_USEC = 1700000000123456
@@ -301,6 +364,25 @@ class TestExport(fdharness.TestCase):
             self.assertEqual(sng.stat("dst.structured-event", "d_exp", "written"), 0)
             self.assertIn("the server refused the batch", sng.output())
             self.assertIn("status='501'", sng.output())
+
+    def test_http_nul_byte_in_answer_head(self):
+        """an answer whose head holds a NUL byte (never valid HTTP) is judged at once, as not
+        HTTP: nothing acknowledged, the batch sent again after time-reopen(); it does not wait
+        for more of a head it cannot find"""
+        wd = self.workdir()
+        sock = os.path.join(wd, "in.sock")
+
+        def answer(conn, index):
+            conn.sendall(b"HTTP/1.1 202 Accepted\r\nX-A: a\0b\r\nContent-Length: 4\r\n\r\nOK.\n")
+            return True          # and keep the connection open, as a kept-alive answer does
+        peer = FakeHttpPeer(self, answer)
+        target = 'host("127.0.0.1") port(%d) transport(http) time-reopen(1)' % peer.port
+        with fdharness.SyslogNg(CONFIG % {"sock": sock, "target": target}, workdir=wd) as sng:
+            fdharness.send_lines(sock, [rfc5424("hostn", BASE_USEC + i, i) for i in range(3)])
+            self.assertTrue(fdharness.wait_until(lambda: peer.requests >= 2, 5),
+                            "the batch was not sent again within 5 s: %d request(s)\n%s" % (peer.requests, sng.output()))
+            self.assertRegex(sng.output(), "not an HTTP answer|Nul byte in header")
+            self.assertEqual(sng.stat("dst.structured-event", "d_exp", "written"), 0)
 
     def test_http_journal_remote_killed_and_restarted(self):
         """kill -9 of journal-remote mid-stream, restarted on the same output file:

@@ -194,6 +194,14 @@ test_parse_invalid(void)
   /* the peer closed before any answer */
   se_http_response_reset(&response);
   CU_ASSERT_EQUAL(se_http_response_eof(&response), SE_HTTP_PARSE_INVALID);
+
+  /* a NUL byte in the head (never valid in a field, RFC 9110 5.5): refused as soon as the head is
+   * complete, in one piece or byte by byte, not waited on until the buffer is full */
+  const gchar nul_head[] = "HTTP/1.1 202 Accepted\r\nX-A: a\0b\r\nContent-Length: 4\r\n\r\nOK.\n";
+  CU_ASSERT_EQUAL(_feed(nul_head, sizeof(nul_head) - 1, 4096), SE_HTTP_PARSE_INVALID);
+  CU_ASSERT_EQUAL(_feed(nul_head, sizeof(nul_head) - 1, 1), SE_HTTP_PARSE_INVALID);
+  const gchar nul_status[] = "HTTP/1.1 202 Acc\0epted\r\nContent-Length: 0\r\n\r\n";
+  CU_ASSERT_EQUAL(_feed(nul_status, sizeof(nul_status) - 1, 7), SE_HTTP_PARSE_INVALID);
 }
 
 /* --------------------------------------------------------------- the peer */
