@@ -22,6 +22,7 @@
 #include "messages.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <string.h>
@@ -30,10 +31,6 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-/* a peer that stops reading makes write() fail after this, and we reconnect */
-#define SE_EXPORT_SEND_TIMEOUT_SEC 30
-/* transport(http): a request not answered within this is resent after reconnecting */
-#define SE_EXPORT_RESPONSE_TIMEOUT_SEC 30
 /* transport(http): a server that keeps closing fresh connections after reading a
  * whole request without answering (journal-remote does that on an entry it
  * refuses) gets the batch counted as an error from then on: retries(), then dropped */
@@ -54,6 +51,7 @@ typedef struct _SeSinkExport
   gint fd;
   guint requests_on_fd;       /* transport(http): answered requests on this connection */
   guint unanswered;           /* transport(http): see SE_EXPORT_MAX_UNANSWERED */
+  gint64 deadline;            /* transport(http): monotonic usec by which the batch is answered */
   SeHttpResponse response;
 } SeSinkExport;
 
@@ -111,6 +109,59 @@ _close_fd(SeSinkExport *self)
   g_string_truncate(self->cur_path, 0);
 }
 
+/*
+ * transport(http): the time one batch may take, connecting, sending and
+ * reading the answer, is timeout() from its start: a peer that answers a
+ * byte at a time (or never) costs at most that, and a stop or a reload
+ * waits at most that.  The socket is non-blocking; every wait is a poll()
+ * for what is left of the time.
+ */
+static void
+_start_deadline(SeSinkExport *self)
+{
+  self->deadline = g_get_monotonic_time() + (gint64) self->options.timeout * G_USEC_PER_SEC;
+}
+
+/* FALSE with errno ETIMEDOUT once the deadline passed */
+static gboolean
+_wait_ready(SeSinkExport *self, gint fd, gshort events)
+{
+  for (;;)
+    {
+      gint64 left = self->deadline - g_get_monotonic_time();
+      struct pollfd pfd = { .fd = fd, .events = events };
+      gint rc;
+
+      if (left <= 0)
+        {
+          errno = ETIMEDOUT;
+          return FALSE;
+        }
+      rc = poll(&pfd, 1, (gint) MIN((left + 999) / 1000, G_MAXINT));
+      if (rc > 0)
+        return TRUE;
+      if (rc < 0 && errno != EINTR)
+        return FALSE;
+    }
+}
+
+/* connect() within the deadline; the socket stays non-blocking */
+static gboolean
+_connect_by_deadline(SeSinkExport *self, gint fd, const struct sockaddr *addr, socklen_t addr_len)
+{
+  gint error = 0;
+  socklen_t len = sizeof(error);
+
+  if (connect(fd, addr, addr_len) == 0)
+    return TRUE;
+  if (errno != EINPROGRESS || !_wait_ready(self, fd, POLLOUT))
+    return FALSE;
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) < 0)
+    return FALSE;
+  errno = error;
+  return error == 0;
+}
+
 static gboolean
 _connect_tcp(SeSinkExport *self)
 {
@@ -129,16 +180,19 @@ _connect_tcp(SeSinkExport *self)
     }
   for (struct addrinfo *ai = res; ai; ai = ai->ai_next)
     {
-      struct timeval tv = { .tv_sec = SE_EXPORT_SEND_TIMEOUT_SEC };
-      struct timeval rtv = { .tv_sec = SE_EXPORT_RESPONSE_TIMEOUT_SEC };
-      gint fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+      gint fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
 
       if (fd < 0)
         continue;
-      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &rtv, sizeof(rtv));
-      if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+      if (_connect_by_deadline(self, fd, ai->ai_addr, ai->ai_addrlen))
         {
+          /* transport(raw) writes with the common batch writer: blocking, each write() bounded by timeout() */
+          if (!_is_http(self))
+            {
+              struct timeval tv = { .tv_sec = self->options.timeout };
+              setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+              fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+            }
           self->fd = fd;
           break;
         }
@@ -164,6 +218,7 @@ _open(SeSink *s)
   /* files are opened when the first event tells which one */
   if (_is_file(self) || self->fd >= 0)
     return TRUE;
+  _start_deadline(self);
   return _connect_tcp(self);
 }
 
@@ -266,16 +321,16 @@ _peer_closed(gint fd)
 }
 
 static gboolean
-_send_all(gint fd, struct iovec *iov, gint iovcnt)
+_send_all(SeSinkExport *self, struct iovec *iov, gint iovcnt)
 {
   while (iovcnt > 0)
     {
       struct msghdr mh = { .msg_iov = iov, .msg_iovlen = iovcnt };
-      gssize n = sendmsg(fd, &mh, MSG_NOSIGNAL);
+      gssize n = sendmsg(self->fd, &mh, MSG_NOSIGNAL);
 
       if (n < 0)
         {
-          if (errno == EINTR)
+          if (errno == EINTR || (errno == EAGAIN && _wait_ready(self, self->fd, POLLOUT)))
             continue;
           return FALSE;
         }
@@ -304,13 +359,14 @@ _read_response(SeSinkExport *self)
     {
       gsize avail;
       gchar *space = se_http_response_space(response, &avail);
-      gssize n = recv(self->fd, space, avail, 0);
+      gssize n;
       SeHttpParseResult r;
 
-      if (n < 0 && errno == EINTR)
+      if (!_wait_ready(self, self->fd, POLLIN))
+        return errno == ETIMEDOUT ? HTTP_TIMED_OUT : response->len ? HTTP_GARBLED : HTTP_CLOSED;
+      n = recv(self->fd, space, avail, 0);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN))
         continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-        return HTTP_TIMED_OUT;
       if (n < 0)
         return response->len ? HTTP_GARBLED : HTTP_CLOSED;
 
@@ -339,7 +395,7 @@ _exchange(SeSinkExport *self)
   iov[1].iov_len = batch_buffer_len(&self->buffer);
   g_assert(iov[0].iov_len > 0);
 
-  if (!_send_all(self->fd, iov, 2))
+  if (!_send_all(self, iov, 2))
     {
       /* a server refusing the request early answers and closes: read that answer */
       gint error = errno;
@@ -380,6 +436,7 @@ _post_batch(SeSinkExport *self)
   if (records == 0)
     return SE_SINK_OK;
 
+  _start_deadline(self);
   /* a kept-alive connection the server closed meanwhile is replaced at once:
    * no reason to wait for time-reopen() */
   for (gint attempt = 0; attempt < 2; attempt++)
@@ -433,7 +490,7 @@ _post_batch(SeSinkExport *self)
                 "retried up to retries(), then dropped"
                 : "structured-event(): no answer to the batch, it is sent again after reconnecting",
                 evt_tag_str("host", self->host), evt_tag_int("port", self->options.port),
-                evt_tag_str("reason", x == HTTP_TIMED_OUT ? "timeout" : x == HTTP_GARBLED ? "not an HTTP answer"
+                evt_tag_str("reason", x == HTTP_TIMED_OUT ? "timeout() reached" : x == HTTP_GARBLED ? "not an HTTP answer"
                             : x == HTTP_SEND_FAILED ? "send failed" : "connection closed"),
                 evt_tag_str("error", error ? g_strerror(error) : "closed by the peer"),
                 evt_tag_int("entries", records),
@@ -673,6 +730,7 @@ _construct(StructuredEventDriver *owner, gint worker_index)
   options.host = owner->host;
   options.port = owner->port ? owner->port : SE_DEFAULT_EXPORT_PORT;
   options.transport = owner->transport ? owner->transport : SE_DEFAULT_EXPORT_TRANSPORT;
+  options.timeout = owner->timeout ? owner->timeout : SE_DEFAULT_EXPORT_TIMEOUT;
   options.template_options = &owner->template_options;
   options.batch_records = owner->super.batch_lines > 0 ? owner->super.batch_lines : 1;
   options.opener = owner->opener_options;

@@ -44,6 +44,7 @@ typedef struct _SeSinkExportOptions
   const gchar *host;          /* TCP mode */
   gint port;
   SeExportTransport transport;
+  gint timeout;               /* seconds one batch may take: connect, send, answer */
   const LogTemplateOptions *template_options;
   AppendOpenerOptions opener;
   guint batch_records;

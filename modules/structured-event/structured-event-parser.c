@@ -41,6 +41,7 @@ static CfgLexerKeyword structured_event_keywords[] =
   { "host", KW_HOST },
   { "port", KW_PORT },
   { "transport", KW_TRANSPORT },
+  { "timeout", KW_TIMEOUT },
   { "packet_size", KW_PACKET_SIZE },
   { "max_stream_size", KW_MAX_STREAM_SIZE },
   { NULL }

@@ -179,6 +179,12 @@ structured_event_dd_set_transport(LogDriver *d, const gchar *name)
   return TRUE;
 }
 
+void
+structured_event_dd_set_timeout(LogDriver *d, gint seconds)
+{
+  ((StructuredEventDriver *) d)->timeout = seconds;
+}
+
 gboolean
 structured_event_dd_set_packet_size(LogDriver *d, gint64 size)
 {
@@ -245,6 +251,12 @@ structured_event_dd_check_options(LogDriver *d, GError **error)
     {
       g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "create-dirs(), owner(), group(), perm(), dir-owner(), dir-group() "
                   "and dir-perm() apply to what path() creates: they need sink(journal-export) or sink(ctf) with path()");
+      return FALSE;
+    }
+  if (self->timeout && (self->sink_class != &se_sink_export_class || !self->host))
+    {
+      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "timeout() is an option of sink(journal-export) with host(): "
+                  "the time one batch may take on the network");
       return FALSE;
     }
   if (self->sink_class != &se_sink_export_class && self->transport)

@@ -29,6 +29,7 @@
 #define SE_DEFAULT_MAX_FIELDS 1000
 #define SE_DEFAULT_BATCH_LINES 100
 #define SE_DEFAULT_EXPORT_PORT 19532
+#define SE_DEFAULT_EXPORT_TIMEOUT 30
 #define SE_DEFAULT_PACKET_SIZE 65536
 #define SE_DEFAULT_MAX_STREAM_SIZE G_GINT64_CONSTANT(1073741824)
 
@@ -75,6 +76,7 @@ struct _StructuredEventDriver
   gchar *host;
   gint port;
   SeExportTransport transport;
+  gint timeout;               /* sink(journal-export) host(), seconds; 0: default */
   gint packet_size;           /* sink(ctf); 0: default */
   gint64 max_stream_size;     /* sink(ctf); 0: default */
   gsize ctf_drops_reported;   /* sink(ctf): drops already counted in a packet */
@@ -104,6 +106,7 @@ void structured_event_dd_set_path(LogDriver *d, LogTemplate *path);
 void structured_event_dd_set_host(LogDriver *d, const gchar *host);
 void structured_event_dd_set_port(LogDriver *d, gint port);
 gboolean structured_event_dd_set_transport(LogDriver *d, const gchar *name);
+void structured_event_dd_set_timeout(LogDriver *d, gint seconds);
 gboolean structured_event_dd_set_packet_size(LogDriver *d, gint64 size);
 gboolean structured_event_dd_set_max_stream_size(LogDriver *d, gint64 size);
 LogTemplateOptions *structured_event_dd_get_template_options(LogDriver *d);

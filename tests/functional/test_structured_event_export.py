@@ -384,6 +384,35 @@ class TestExport(fdharness.TestCase):
             self.assertRegex(sng.output(), "not an HTTP answer|Nul byte in header")
             self.assertEqual(sng.stat("dst.structured-event", "d_exp", "written"), 0)
 
+    def test_http_trickling_peer_costs_at_most_timeout(self):
+        """a peer that answers 'Content-Length: 99999999999' and then a byte every half second
+        (each read succeeds, no per-read timeout fires): the batch takes at most timeout(),
+        is not acknowledged and goes again; reload and stop complete within timeout()"""
+        wd = self.workdir()
+        sock = os.path.join(wd, "in.sock")
+
+        def answer(conn, index):
+            conn.sendall(b"HTTP/1.1 202 Accepted\r\nContent-Length: 99999999999\r\n\r\n")
+            while True:
+                time.sleep(0.5)
+                conn.sendall(b"x")
+        peer = FakeHttpPeer(self, answer)
+        target = 'host("127.0.0.1") port(%d) transport(http) time-reopen(1) timeout(2)' % peer.port
+        config = CONFIG % {"sock": sock, "target": target}
+        with fdharness.SyslogNg(config, workdir=wd) as sng:
+            fdharness.send_lines(sock, [rfc5424("hostt", BASE_USEC + i, i) for i in range(3)])
+            self.assertTrue(fdharness.wait_until(lambda: "timeout() reached" in sng.output(), 5), sng.output())
+            self.assertTrue(fdharness.wait_until(lambda: peer.requests >= 2, 5), "the batch did not go again")
+            self.assertEqual(sng.stat("dst.structured-event", "d_exp", "written"), 0)
+            # a batch is on the wire again: reload and stop wait for it at most timeout()
+            t0 = time.monotonic()
+            sng.reload()
+            self.assertLess(time.monotonic() - t0, 2 + 2)
+            self.assertTrue(fdharness.wait_until(lambda: peer.requests >= 3, 5), "no request after the reload")
+            t0 = time.monotonic()
+            sng.stop()
+            self.assertLess(time.monotonic() - t0, 2 + 2)
+
     def test_http_journal_remote_killed_and_restarted(self):
         """kill -9 of journal-remote mid-stream, restarted on the same output file:
         nothing lost; duplicates only from the batch in flight, reported."""

@@ -352,6 +352,7 @@ _http_sink(gint port)
   options.host = "127.0.0.1";
   options.port = port;
   options.transport = SE_EXPORT_TRANSPORT_HTTP;
+  options.timeout = 10;
   options.batch_records = 10;
   append_opener_options_defaults(&options.opener);
   return se_test_attach(se_sink_export_new(&options));
