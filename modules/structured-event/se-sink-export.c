@@ -31,10 +31,6 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-/* transport(http): a server that keeps closing fresh connections after reading a
- * whole request without answering (journal-remote does that on an entry it
- * refuses) gets the batch counted as an error from then on: retries(), then dropped */
-#define SE_EXPORT_MAX_UNANSWERED 3
 /* a batch is written (or posted) once it holds this much, before batch-lines() */
 #define SE_EXPORT_BATCH_BYTES (1024 * 1024)
 
@@ -50,8 +46,8 @@ typedef struct _SeSinkExport
   GString *cur_path;
   gint fd;
   guint requests_on_fd;       /* transport(http): answered requests on this connection */
-  guint unanswered;           /* transport(http): see SE_EXPORT_MAX_UNANSWERED */
   gint64 deadline;            /* transport(http): monotonic usec by which the batch is answered */
+  gchar refusal[300];         /* transport(http): the answer to a refused request, for the log */
   SeHttpResponse response;
 } SeSinkExport;
 
@@ -381,18 +377,17 @@ _read_response(SeSinkExport *self)
     }
 }
 
-/* one request with the whole batch, and its answer */
+/* one request with the bytes [from, to) of the batch (none: an empty upload), and its answer */
 static HttpExchange
-_exchange(SeSinkExport *self)
+_exchange(SeSinkExport *self, gsize from, gsize to)
 {
   gchar head[SE_HTTP_REQUEST_HEADER_MAX];
   struct iovec iov[2];
 
   iov[0].iov_base = head;
-  iov[0].iov_len = se_http_format_request(head, sizeof(head), self->host, self->options.port,
-                                          batch_buffer_len(&self->buffer));
-  iov[1].iov_base = batch_buffer_data(&self->buffer)->str;
-  iov[1].iov_len = batch_buffer_len(&self->buffer);
+  iov[0].iov_len = se_http_format_request(head, sizeof(head), self->host, self->options.port, to - from);
+  iov[1].iov_base = batch_buffer_data(&self->buffer)->str + from;
+  iov[1].iov_len = to - from;
   g_assert(iov[0].iov_len > 0);
 
   if (!_send_all(self, iov, 2))
@@ -407,36 +402,43 @@ _exchange(SeSinkExport *self)
   return _read_response(self);
 }
 
-static void
-_log_rejected(SeSinkExport *self, guint records)
+/* what became of one request */
+typedef enum
 {
-  gsize body_len;
-  const gchar *body = se_http_response_body(&self->response, &body_len);
+  POST_ACCEPTED,               /* answered 2xx: stored */
+  POST_REFUSED,                /* answered, not 2xx (self->response holds the answer) */
+  POST_UNANSWERED,             /* sent whole on a fresh connection, closed without an answer: journal-remote's
+                                * way to refuse an entry it cannot take (more than 1024 fields...) */
+  POST_FAILED,                 /* not connected, not sent, timeout(), not HTTP: nothing known of the entries */
+} PostOutcome;
 
-  /* the body is the server's reason: journal-remote answers one line of text */
-  while (body_len && (body[body_len - 1] == '\n' || body[body_len - 1] == '\r'))
-    body_len--;
-  msg_error("structured-event(): the server refused the batch, will retry after time-reopen() "
-            "and drop it after retries()",
-            evt_tag_str("host", self->host), evt_tag_int("port", self->options.port),
-            evt_tag_int("status", self->response.status),
-            evt_tag_printf("body", "%.*s", (gint) MIN(body_len, 256), body),
-            evt_tag_int("entries", records));
+static const gchar *
+_exchange_reason(HttpExchange x)
+{
+  switch (x)
+    {
+    case HTTP_TIMED_OUT:
+      return "timeout() reached";
+    case HTTP_GARBLED:
+      return "not an HTTP answer";
+    case HTTP_SEND_FAILED:
+      return "send failed";
+    default:
+      return "connection closed";
+    }
 }
 
-static SeSinkResult
-_post_batch(SeSinkExport *self)
+/* the records [first, last) of the batch (first == last: an empty upload, to see whether the server takes any) */
+static PostOutcome
+_post(SeSinkExport *self, guint first, guint last)
 {
-  guint records = batch_buffer_records(&self->buffer);
-  SeSinkResult result = SE_SINK_NOT_CONNECTED;
+  const BatchBuffer *b = &self->buffer;
+  gsize from = first ? b->record_ends[first - 1] : 0;
+  gsize to = last ? b->record_ends[last - 1] : 0;
   HttpExchange x = HTTP_CLOSED;
   gboolean reused = FALSE;
   gint error = 0;
 
-  if (records == 0)
-    return SE_SINK_OK;
-
-  _start_deadline(self);
   /* a kept-alive connection the server closed meanwhile is replaced at once:
    * no reason to wait for time-reopen() */
   for (gint attempt = 0; attempt < 2; attempt++)
@@ -444,12 +446,9 @@ _post_batch(SeSinkExport *self)
       if (self->fd >= 0 && _peer_closed(self->fd))
         _close_fd(self);
       if (self->fd < 0 && !_connect_tcp(self))
-        {
-          _reset_buffer(self);
-          return SE_SINK_NOT_CONNECTED;
-        }
+        return POST_FAILED;
       reused = self->requests_on_fd > 0;
-      x = _exchange(self);
+      x = _exchange(self, from, MAX(from, to));
       if (x == HTTP_ANSWERED)
         break;
       error = errno;
@@ -457,45 +456,133 @@ _post_batch(SeSinkExport *self)
       if (!reused || (x != HTTP_CLOSED && x != HTTP_SEND_FAILED))
         break;
       msg_warning("structured-event(): the kept-alive connection was lost before the answer, "
-                  "sending the batch again on a new one",
+                  "sending the request again on a new one", se_sink_dest_tags(&self->super),
                   evt_tag_str("host", self->host), evt_tag_int("port", self->options.port),
                   evt_tag_str("error", error ? g_strerror(error) : "closed by the peer"),
-                  evt_tag_int("entries", records));
+                  evt_tag_int("entries", last - first));
     }
 
   if (x == HTTP_ANSWERED)
     {
-      self->unanswered = 0;
       self->requests_on_fd++;
-      if (se_http_response_is_success(&self->response))
-        {
-          se_sink_delivered(&self->super, records);
-          result = SE_SINK_OK;
-        }
-      else
-        {
-          _log_rejected(self, records);
-          result = SE_SINK_ERROR;
-        }
       if (self->response.must_close)
         _close_fd(self);
+      return se_http_response_is_success(&self->response) ? POST_ACCEPTED : POST_REFUSED;
     }
-  else
+  if (x == HTTP_CLOSED && !reused)
+    return POST_UNANSWERED;
+  msg_error("structured-event(): no answer to the batch, it is sent again after time-reopen()",
+            se_sink_dest_tags(&self->super), evt_tag_str("host", self->host), evt_tag_int("port", self->options.port),
+            evt_tag_str("reason", _exchange_reason(x)),
+            evt_tag_str("error", error ? g_strerror(error) : "closed by the peer"),
+            evt_tag_int("entries", last - first));
+  return POST_FAILED;
+}
+
+/* the server's answer to a refused request, kept for the log: status and reason (journal-remote answers
+ * one line of text) */
+static void
+_note_refusal(SeSinkExport *self, PostOutcome outcome)
+{
+  gsize body_len;
+  const gchar *body = se_http_response_body(&self->response, &body_len);
+
+  if (outcome != POST_REFUSED)
     {
-      if (x == HTTP_CLOSED && !reused)
-        self->unanswered++;
-      result = self->unanswered >= SE_EXPORT_MAX_UNANSWERED ? SE_SINK_ERROR : SE_SINK_NOT_CONNECTED;
-      msg_error(result == SE_SINK_ERROR
-                ? "structured-event(): no answer to the batch, again on a new connection: counted as an error, "
-                "retried up to retries(), then dropped"
-                : "structured-event(): no answer to the batch, it is sent again after reconnecting",
-                evt_tag_str("host", self->host), evt_tag_int("port", self->options.port),
-                evt_tag_str("reason", x == HTTP_TIMED_OUT ? "timeout() reached" : x == HTTP_GARBLED ? "not an HTTP answer"
-                            : x == HTTP_SEND_FAILED ? "send failed" : "connection closed"),
-                evt_tag_str("error", error ? g_strerror(error) : "closed by the peer"),
-                evt_tag_int("entries", records),
-                evt_tag_int("closed_without_answer", self->unanswered));
+      g_strlcpy(self->refusal, "none, the connection was closed", sizeof(self->refusal));
+      return;
     }
+  while (body_len && (body[body_len - 1] == '\n' || body[body_len - 1] == '\r'))
+    body_len--;
+  g_snprintf(self->refusal, sizeof(self->refusal), "%d %.*s", self->response.status, (gint) MIN(body_len, 256), body);
+}
+
+/*
+ * The server refused a batch (or closed on it without an answer, as
+ * journal-remote does on an entry it cannot take): an entry of it may be
+ * the cause, and it alone must not hold the others.  The entries go one
+ * request each; one refused on its own is dropped when an empty upload
+ * right after it is accepted (the server takes requests, just not this
+ * entry).  When even that is refused, the server refuses everything: the
+ * entries not settled yet are an error (retried up to retries(), then
+ * dropped), or, without an answer, they wait for time-reopen().  Entries
+ * the server stored from the refused batch before the one it refused are
+ * sent again: duplicates only within that batch.
+ */
+static SeSinkResult
+_isolate(SeSinkExport *self, PostOutcome batch_outcome)
+{
+  guint records = batch_buffer_records(&self->buffer);
+  guint not_logged;
+
+  _note_refusal(self, batch_outcome);
+  msg_warning("structured-event(): the server refused a batch, sending its entries one at a time "
+              "to find the ones it refuses", se_sink_dest_tags(&self->super), evt_tag_str("host", self->host),
+              evt_tag_int("port", self->options.port), evt_tag_str("answer", self->refusal),
+              evt_tag_int("entries", records));
+  for (guint i = 0; i < records; i++)
+    {
+      PostOutcome outcome = _post(self, i, i + 1);
+
+      if (outcome == POST_ACCEPTED)
+        {
+          se_sink_delivered(&self->super, 1);
+          continue;
+        }
+      if (outcome == POST_FAILED)
+        return SE_SINK_NOT_CONNECTED;
+
+      _note_refusal(self, outcome);
+      PostOutcome probe = _post(self, i + 1, i + 1);
+      if (probe == POST_ACCEPTED)
+        {
+          if (se_sink_drop_event(&self->super, &not_logged))
+            msg_error("structured-event(): the server refuses this entry on its own and takes others, "
+                      "entry dropped (logged at most once every 10 seconds, see the dropped counter)",
+                      se_sink_dest_tags(&self->super), evt_tag_str("host", self->host),
+                      evt_tag_int("port", self->options.port), evt_tag_str("answer", self->refusal),
+                      evt_tag_int("dropped_unlogged", not_logged));
+          continue;
+        }
+      if (probe == POST_REFUSED)
+        {
+          _note_refusal(self, probe);
+          msg_error("structured-event(): the server refuses every request, will retry after time-reopen() "
+                    "and drop the entries after retries()", se_sink_dest_tags(&self->super),
+                    evt_tag_str("host", self->host), evt_tag_int("port", self->options.port),
+                    evt_tag_str("answer", self->refusal), evt_tag_int("entries", records - i));
+          return SE_SINK_ERROR;
+        }
+      if (probe == POST_UNANSWERED)
+        msg_error("structured-event(): the server closes every request without an answer, "
+                  "will retry after time-reopen()", se_sink_dest_tags(&self->super),
+                  evt_tag_str("host", self->host), evt_tag_int("port", self->options.port),
+                  evt_tag_int("entries", records - i));
+      return SE_SINK_NOT_CONNECTED;
+    }
+  return SE_SINK_OK;
+}
+
+static SeSinkResult
+_post_batch(SeSinkExport *self)
+{
+  guint records = batch_buffer_records(&self->buffer);
+  SeSinkResult result = SE_SINK_NOT_CONNECTED;
+  PostOutcome outcome;
+
+  if (records == 0)
+    return SE_SINK_OK;
+
+  /* timeout() bounds the whole batch, the requests of an isolation included */
+  _start_deadline(self);
+  outcome = _post(self, 0, records);
+  if (outcome == POST_ACCEPTED)
+    {
+      se_sink_delivered(&self->super, records);
+      result = SE_SINK_OK;
+    }
+  else if (outcome == POST_REFUSED || outcome == POST_UNANSWERED)
+    result = _isolate(self, outcome);
   _reset_buffer(self);
   return result;
 }

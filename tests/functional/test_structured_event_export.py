@@ -362,8 +362,38 @@ class TestExport(fdharness.TestCase):
             self.assertTrue(fdharness.wait_until(
                 lambda: sng.stat("dst.structured-event", "d_exp", "dropped") == 10, 30), sng.stats())
             self.assertEqual(sng.stat("dst.structured-event", "d_exp", "written"), 0)
-            self.assertIn("the server refused the batch", sng.output())
-            self.assertIn("status='501'", sng.output())
+            # the batch, its first entry alone and an empty upload are refused: the server refuses everything
+            self.assertIn("the server refuses every request", sng.output())
+            self.assertIn("answer='501 ", sng.output())
+
+    def test_http_entry_journal_remote_refuses_dropped_alone(self):
+        """an entry journal-remote cannot take (more than its 1024 fields: it closes the connection
+        without an answer) among good ones: the batch is sent entry by entry, the refused entry
+        alone is dropped, the good ones are stored within 2 s (time-reopen() at its default)"""
+        wd = self.workdir()
+        sock = os.path.join(wd, "in.sock")
+        port = free_port()
+        out = os.path.join(wd, "remote.journal")
+        remote = start_remote(self, "http", port, out)
+        target = 'host("127.0.0.1") port(%d) transport(http) max-fields(2000) batch-lines(20)' % port
+        hostile = rfc5424("hostr", BASE_USEC + 10, 10, b" ".join(b"f%04d=v" % i for i in range(1100)))
+        lines = [rfc5424("hostr", BASE_USEC + i, i) for i in range(10)] + [hostile] + \
+            [rfc5424("hostr", BASE_USEC + i, i) for i in range(11, 21)]
+        with fdharness.SyslogNg(CONFIG % {"sock": sock, "target": target}, workdir=wd) as sng:
+            fdharness.send_lines(sock, lines)
+            self.assertTrue(fdharness.wait_until(
+                lambda: sng.stat("dst.structured-event", "d_exp", "written") == 20, 2), sng.stats())
+            self.assertEqual(sng.stat("dst.structured-event", "d_exp", "dropped"), 1)
+            drops = [line for line in sng.output().splitlines() if "refuses this entry on its own" in line]
+            entries = read_journal(out)
+        stop_remote(remote)
+        self.assertEqual(len(drops), 1, sng.output())
+        self.assertRegex(drops[0], r"driver='d_exp(#\d+)?'.*location='[^']*syslog-ng.conf:\d+:\d+'")
+        seqs = [int(e["KV_SEQ"]) for e in entries]
+        self.assertEqual(sorted(set(seqs)), [i for i in range(21) if i != 10])
+        # journal-remote stored the entries before the refused one from the whole batch: those
+        # come twice (at least once: only entries of the refused batch)
+        self.assertTrue(all(q < 10 for q in seqs if seqs.count(q) > 1), seqs)
 
     def test_http_nul_byte_in_answer_head(self):
         """an answer whose head holds a NUL byte (never valid HTTP) is judged at once, as not

@@ -28,6 +28,9 @@
 
 #define MHD_202 "HTTP/1.1 202 Accepted\r\nDate: Mon, 30 Nov 2026 06:20:19 GMT\r\nContent-Type: text/plain\r\n" \
   "Content-Length: 4\r\n\r\nOK.\n"
+#define SERVICE_UNAVAILABLE "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 15\r\n\r\nOut of memory.\n"
+/* journal-remote's answer to an entry it cannot process */
+#define UNPROCESSABLE "HTTP/1.1 422 Unprocessable Entity\r\nContent-Length: 19\r\n\r\nProcessing failed.\n"
 
 static SeHttpResponse response;
 
@@ -498,25 +501,30 @@ test_sink_reused_connection_lost(void)
 }
 
 static void
-test_sink_refused(void)
+test_sink_refused_by_a_server_refusing_everything(void)
 {
   const PeerStep script[] =
   {
-    { PEER_ANSWER, "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 15\r\n\r\nOut of memory.\n" },
+    /* the batch, its first entry alone, an empty upload: the server refuses everything */
+    { PEER_ANSWER, SERVICE_UNAVAILABLE },
+    { PEER_ANSWER, SERVICE_UNAVAILABLE },
+    { PEER_ANSWER, SERVICE_UNAVAILABLE },
     { PEER_ANSWER, MHD_202 },
   };
   Peer peer;
   Events e;
   guint delivered;
+  guint64 dropped = se_test_tally.dropped;
 
   _peer_start(&peer, script, G_N_ELEMENTS(script));
   _events_init(&e);
   SeSink *sink = _http_sink(peer.port);
   CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
 
-  /* not 2xx: an error (the worker retries, then drops), nothing delivered, nothing held */
+  /* an error (the worker retries, then drops), nothing delivered or dropped here, nothing held */
   CU_ASSERT_EQUAL(_batch(sink, &e, 2, &delivered), SE_SINK_ERROR);
   CU_ASSERT_EQUAL(delivered, 0);
+  CU_ASSERT_EQUAL(se_test_tally.dropped, dropped);
   CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
 
   /* the worker closes and reopens after an error, then resends */
@@ -527,11 +535,76 @@ test_sink_refused(void)
 
   se_sink_free(sink);
   _peer_stop(&peer);
-  CU_ASSERT_EQUAL(peer.heads->len, 2);
+  CU_ASSERT_EQUAL(peer.heads->len, 4);
   _assert_request(&peer, 0, peer.port, 2);
-  _assert_request(&peer, 1, peer.port, 2);
+  _assert_request(&peer, 1, peer.port, 1);
+  _assert_request(&peer, 2, peer.port, 0);
+  _assert_request(&peer, 3, peer.port, 2);
   _peer_free(&peer);
   _events_destroy(&e);
+}
+
+/* the batch refused (with an answer or journal-remote's close without one): the entries go one by one */
+static void
+_isolate_one_entry(PeerAction refusal, const gchar *answer)
+{
+  /* a close without an answer on a kept-alive connection may be the server's idle timeout:
+   * that request goes again on a new connection before it counts */
+  gboolean twice = refusal == PEER_CLOSE;
+  const PeerStep script[] =
+  {
+    { refusal, answer },               /* the batch of 3 */
+    { PEER_ANSWER, MHD_202 },          /* entry 0 */
+    { refusal, answer },               /* entry 1: refused on its own */
+    /* closed on: entry 1 again on a new connection, closed on again; answered: the rest moves up */
+    { twice ? refusal : PEER_ANSWER, twice ? answer : MHD_202 },
+    { PEER_ANSWER, MHD_202 },          /* an empty upload: the server takes others */
+    { PEER_ANSWER, MHD_202 },          /* entry 2 */
+    { PEER_ANSWER, MHD_202 },          /* the next batch goes whole again */
+  };
+  guint n_steps = G_N_ELEMENTS(script) - !twice;
+  Peer peer;
+  Events e;
+  guint delivered;
+  guint64 dropped = se_test_tally.dropped;
+
+  _peer_start(&peer, script, n_steps);
+  _events_init(&e);
+  SeSink *sink = _http_sink(peer.port);
+  CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
+
+  CU_ASSERT_EQUAL(_batch(sink, &e, 3, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(delivered, 2);
+  CU_ASSERT_EQUAL(se_test_tally.dropped, dropped + 1);
+  CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
+  CU_ASSERT_EQUAL(_batch(sink, &e, 2, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(delivered, 2);
+
+  se_sink_free(sink);
+  _peer_stop(&peer);
+  CU_ASSERT_EQUAL(peer.heads->len, n_steps);
+  _assert_request(&peer, 0, peer.port, 3);
+  _assert_request(&peer, 1, peer.port, 1);
+  _assert_request(&peer, 2, peer.port, 1);
+  if (twice)
+    _assert_request(&peer, 3, peer.port, 1);
+  _assert_request(&peer, 3 + twice, peer.port, 0);
+  _assert_request(&peer, 4 + twice, peer.port, 1);
+  _assert_request(&peer, 5 + twice, peer.port, 2);
+  _peer_free(&peer);
+  _events_destroy(&e);
+}
+
+static void
+test_sink_isolates_refused_entry(void)
+{
+  _isolate_one_entry(PEER_ANSWER, UNPROCESSABLE);
+}
+
+static void
+test_sink_isolates_entry_closed_on(void)
+{
+  _isolate_one_entry(PEER_CLOSE, NULL);
 }
 
 static void
@@ -539,6 +612,7 @@ test_sink_no_answer(void)
 {
   const PeerStep script[] =
   {
+    /* the batch, its first entry, an empty upload: closed without an answer each time */
     { PEER_CLOSE, NULL },
     { PEER_CLOSE, NULL },
     { PEER_CLOSE, NULL },
@@ -547,22 +621,20 @@ test_sink_no_answer(void)
   Peer peer;
   Events e;
   guint delivered;
+  guint64 dropped = se_test_tally.dropped;
 
   _peer_start(&peer, script, G_N_ELEMENTS(script));
   _events_init(&e);
   SeSink *sink = _http_sink(peer.port);
 
-  /* closed before an answer: not connected, the whole batch comes again */
-  for (gint i = 0; i < 3; i++)
-    {
-      CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
-      SeSinkResult r = _batch(sink, &e, 3, &delivered);
-      /* the third answerless close in a row on a fresh connection: an error, so retries() ends it */
-      CU_ASSERT_EQUAL(r, i < 2 ? SE_SINK_NOT_CONNECTED : SE_SINK_ERROR);
-      CU_ASSERT_EQUAL(delivered, 0);
-      CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
-      se_sink_close(sink);
-    }
+  /* a server that answers nothing at all: not connected, the whole batch comes again, nothing dropped */
+  CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
+  CU_ASSERT_EQUAL(_batch(sink, &e, 3, &delivered), SE_SINK_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(delivered, 0);
+  CU_ASSERT_EQUAL(se_test_tally.dropped, dropped);
+  CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
+  se_sink_close(sink);
+
   CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
   CU_ASSERT_EQUAL(_batch(sink, &e, 3, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 3);
@@ -570,8 +642,10 @@ test_sink_no_answer(void)
   se_sink_free(sink);
   _peer_stop(&peer);
   CU_ASSERT_EQUAL(peer.accepts, 4);
-  for (guint i = 0; i < 4; i++)
-    _assert_request(&peer, i, peer.port, 3);
+  _assert_request(&peer, 0, peer.port, 3);
+  _assert_request(&peer, 1, peer.port, 1);
+  _assert_request(&peer, 2, peer.port, 0);
+  _assert_request(&peer, 3, peer.port, 3);
   _peer_free(&peer);
   _events_destroy(&e);
 }
@@ -609,7 +683,9 @@ static CU_TestInfo http_tests[] =
   { "invalid answers", test_parse_invalid },
   { "sink: keep-alive, reconnect after the server closed", test_sink_keep_alive },
   { "sink: kept-alive connection lost before the answer", test_sink_reused_connection_lost },
-  { "sink: non-2xx is an error", test_sink_refused },
+  { "sink: a server refusing everything is an error", test_sink_refused_by_a_server_refusing_everything },
+  { "sink: an entry refused on its own is dropped alone", test_sink_isolates_refused_entry },
+  { "sink: an entry closed on without an answer is dropped alone", test_sink_isolates_entry_closed_on },
   { "sink: closed without an answer", test_sink_no_answer },
   { "sink: peer down", test_sink_peer_down },
   CU_TEST_INFO_NULL,
