@@ -175,11 +175,13 @@ _recover(SeSinkCtf *self)
       gint64 kept = se_sink_ctf_trim_stream(fd);
 
       if (kept < 0)
-        msg_error("structured-event(): cannot trim a partial packet off a CTF stream file", evt_tag_str("path", path),
+        msg_error("structured-event(): cannot trim a partial packet off a CTF stream file", se_sink_dest_tags(&self->super),
+                  evt_tag_str("path", path),
                   evt_tag_error("error"));
       else if (kept != st.st_size)
         msg_warning("structured-event(): removed a partial packet from the end of a CTF stream file "
-                    "(interrupted write of an earlier run; its events were not acknowledged then)",
+                    "(interrupted write of an earlier run, its events were not acknowledged then)",
+                    se_sink_dest_tags(&self->super),
                     evt_tag_str("path", path), evt_tag_long("kept_bytes", kept),
                     evt_tag_long("removed_bytes", st.st_size - kept));
       if (kept == 0)
@@ -213,11 +215,13 @@ _open(SeSink *s)
     {
       errno = error;
       msg_error("structured-event(): cannot write the CTF metadata, will retry after time-reopen()",
+                se_sink_dest_tags(&self->super),
                 evt_tag_str("path", self->dir), evt_tag_error("error"));
       return FALSE;
     }
   if (r == SE_CTF_METADATA_REPLACED)
     msg_warning("structured-event(): the CTF trace directory held a trace of another layout, moved it aside",
+                se_sink_dest_tags(&self->super),
                 evt_tag_str("path", self->dir), evt_tag_str("moved_to", moved_to));
   _recover(self);
   self->ready = TRUE;
@@ -264,6 +268,7 @@ _open_stream(SeSinkCtf *self)
     {
       errno = error;
       msg_error("structured-event(): cannot open a CTF stream file, will retry after time-reopen()",
+                se_sink_dest_tags(&self->super),
                 evt_tag_str("path", self->stream_path), evt_tag_str("reason", append_open_result_name(r)),
                 evt_tag_error("error"));
       g_free(self->stream_path);
@@ -311,12 +316,14 @@ _write_packet(SeSinkCtf *self)
 
   /* keep the stream whole packets only: cut the partial one off */
   if (res.written && ftruncate(self->fd, self->stream_bytes) < 0)
-    msg_error("structured-event(): cannot remove a partly written CTF packet", evt_tag_str("path", self->stream_path),
+    msg_error("structured-event(): cannot remove a partly written CTF packet", se_sink_dest_tags(&self->super),
+              evt_tag_str("path", self->stream_path),
               evt_tag_error("error"));
   self->stream_discarded -= drops;
   _give_back_drops(self, drops);
   errno = res.error;
   msg_error("structured-event(): writing a CTF packet failed, will retry after time-reopen()",
+            se_sink_dest_tags(&self->super),
             evt_tag_str("path", self->stream_path), evt_tag_error("error"),
             evt_tag_int("unwritten_events", packet->n_events));
   if (self->stream_bytes == 0)

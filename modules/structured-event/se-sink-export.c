@@ -170,7 +170,8 @@ _connect_tcp(SeSinkExport *self)
   rc = getaddrinfo(self->host, port, &hints, &res);
   if (rc != 0)
     {
-      msg_error("structured-event(): cannot resolve host()", evt_tag_str("host", self->host),
+      msg_error("structured-event(): cannot resolve host()", se_sink_dest_tags(&self->super),
+                evt_tag_str("host", self->host),
                 evt_tag_str("error", gai_strerror(rc)));
       return FALSE;
     }
@@ -200,6 +201,7 @@ _connect_tcp(SeSinkExport *self)
   if (self->fd < 0)
     {
       msg_error("structured-event(): cannot connect to host(), will retry after time-reopen()",
+                se_sink_dest_tags(&self->super),
                 evt_tag_str("host", self->host), evt_tag_int("port", self->options.port), evt_tag_error("error"));
       return FALSE;
     }
@@ -288,7 +290,7 @@ _write_batch(SeSinkExport *self)
   if (partial && _is_file(self))
     _cut_partial_entry(self, &before, res.written, partial);
   errno = res.error;
-  msg_error("structured-event(): write failed, will retry after time-reopen()",
+  msg_error("structured-event(): write failed, will retry after time-reopen()", se_sink_dest_tags(&self->super),
             evt_tag_str("target", _target(self)), evt_tag_error("error"),
             evt_tag_int("written_entries", complete), evt_tag_int("unwritten_entries", records - complete));
   _reset_buffer(self);
@@ -640,7 +642,7 @@ _switch_file(SeSinkExport *self, gboolean *event_dropped)
   errno = error;
   if (!_open_error_is_the_names(r, error))
     {
-      msg_error("structured-event(): cannot open path(), will retry after time-reopen()",
+      msg_error("structured-event(): cannot open path(), will retry after time-reopen()", se_sink_dest_tags(&self->super),
                 evt_tag_str("path", self->next_path->str), evt_tag_str("reason", append_open_result_name(r)),
                 evt_tag_error("error"));
       return SE_SINK_NOT_CONNECTED;

@@ -56,7 +56,8 @@ _open(SeSink *s)
 
   if (strlen(self->socket_path) >= sizeof(sa.sun_path))
     {
-      msg_error("structured-event(): journald socket path too long", evt_tag_str("socket", self->socket_path));
+      msg_error("structured-event(): journald socket path too long", se_sink_dest_tags(&self->super),
+                evt_tag_str("socket", self->socket_path));
       return FALSE;
     }
   strcpy(sa.sun_path, self->socket_path);
@@ -64,13 +65,15 @@ _open(SeSink *s)
   self->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (self->fd < 0)
     {
-      msg_error("structured-event(): cannot create a unix datagram socket", evt_tag_error("error"));
+      msg_error("structured-event(): cannot create a unix datagram socket", se_sink_dest_tags(&self->super),
+                evt_tag_error("error"));
       return FALSE;
     }
   /* the kernel's default send buffer (net.core.wmem_default) bounds a datagram: larger entries take the memfd path */
   if (connect(self->fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
     {
       msg_error("structured-event(): cannot connect to journald, will retry after time-reopen()",
+                se_sink_dest_tags(&self->super),
                 evt_tag_str("socket", self->socket_path), evt_tag_error("error"));
       close(self->fd);
       self->fd = -1;
@@ -146,13 +149,14 @@ _send_memfd(SeSinkJournald *self)
 
   if (memfd < 0)
     {
-      msg_error("structured-event(): memfd_create() failed", evt_tag_error("error"));
+      msg_error("structured-event(): memfd_create() failed", se_sink_dest_tags(&self->super), evt_tag_error("error"));
       return SE_SINK_ERROR;
     }
   if (!_write_all(memfd, self->encoder.iov, self->encoder.n_iov) ||
       fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
     {
-      msg_error("structured-event(): cannot prepare memfd for journald", evt_tag_error("error"));
+      msg_error("structured-event(): cannot prepare memfd for journald", se_sink_dest_tags(&self->super),
+                evt_tag_error("error"));
       close(memfd);
       return SE_SINK_ERROR;
     }
@@ -181,7 +185,8 @@ _send_memfd(SeSinkJournald *self)
         result = SE_SINK_NOT_CONNECTED;
       else
         {
-          msg_error("structured-event(): sending memfd to journald failed", evt_tag_error("error"));
+          msg_error("structured-event(): sending memfd to journald failed", se_sink_dest_tags(&self->super),
+                    evt_tag_error("error"));
           result = SE_SINK_ERROR;
         }
       break;
@@ -238,10 +243,11 @@ _emit(SeSink *s, const SeEvent *event)
         case ENOTCONN:
         case ECONNRESET:
           msg_error("structured-event(): journald is not accepting messages, will retry after time-reopen()",
+                    se_sink_dest_tags(&self->super),
                     evt_tag_str("socket", self->socket_path), evt_tag_error("error"));
           return SE_SINK_NOT_CONNECTED;
         default:
-          msg_error("structured-event(): sending to journald failed",
+          msg_error("structured-event(): sending to journald failed", se_sink_dest_tags(&self->super),
                     evt_tag_str("socket", self->socket_path), evt_tag_error("error"));
           return SE_SINK_ERROR;
         }

@@ -290,6 +290,7 @@ structured_event_dd_fields_dropped(StructuredEventDriver *self, guint count)
     msg_warning("structured-event(): message has more fields than max-fields(), extra fields dropped "
                 "(warning at most once a minute, see the dropped_fields counter)",
                 evt_tag_str("driver", self->super.super.super.id),
+                log_pipe_location_tag(&self->super.super.super.super),
                 evt_tag_int("max_fields", self->max_fields),
                 evt_tag_int("dropped", count));
 }
