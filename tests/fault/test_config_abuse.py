@@ -93,6 +93,7 @@ STRUCTURED_EVENT_BAD = {
     "host": "",
     "port": "70000",
     "transport": "udp",
+    "timeout": "0",
     "create-dirs": "perhaps",
     **FILE_PERM_BAD,
     **SHARED_BAD,
@@ -104,6 +105,7 @@ SE_CONTEXT = {
     "host": "sink(journal-export)",
     "port": 'sink(journal-export) host("127.0.0.1")',
     "transport": 'sink(journal-export) host("127.0.0.1")',
+    "timeout": 'sink(journal-export) host("127.0.0.1")',
 }
 SE_CONTEXT.update({option: 'sink(journal-export) path("/tmp/x.export")'
                    for option in ["create-dirs"] + list(FILE_PERM_BAD)})
