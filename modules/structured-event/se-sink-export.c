@@ -318,35 +318,6 @@ _peer_closed(gint fd)
   return poll(&pfd, 1, 0) != 0;
 }
 
-static gboolean
-_send_all(SeSinkExport *self, struct iovec *iov, gint iovcnt)
-{
-  while (iovcnt > 0)
-    {
-      struct msghdr mh = { .msg_iov = iov, .msg_iovlen = iovcnt };
-      gssize n = sendmsg(self->fd, &mh, MSG_NOSIGNAL);
-
-      if (n < 0)
-        {
-          if (errno == EINTR || (errno == EAGAIN && _wait_ready(self, self->fd, POLLOUT)))
-            continue;
-          return FALSE;
-        }
-      while (iovcnt > 0 && (gsize) n >= iov->iov_len)
-        {
-          n -= iov->iov_len;
-          iov++;
-          iovcnt--;
-        }
-      if (iovcnt > 0)
-        {
-          iov->iov_base = (guint8 *) iov->iov_base + n;
-          iov->iov_len -= n;
-        }
-    }
-  return TRUE;
-}
-
 static HttpExchange
 _read_response(SeSinkExport *self)
 {
@@ -385,6 +356,7 @@ _exchange(SeSinkExport *self, gsize from, gsize to)
 {
   gchar head[SE_HTTP_REQUEST_HEADER_MAX];
   struct iovec iov[2];
+  BatchWriteResult sent;
 
   iov[0].iov_base = head;
   iov[0].iov_len = se_http_format_request(head, sizeof(head), self->host, self->options.port, to - from);
@@ -392,8 +364,9 @@ _exchange(SeSinkExport *self, gsize from, gsize to)
   iov[1].iov_len = to - from;
   g_assert(iov[0].iov_len > 0);
 
-  if (!_send_all(self, iov, 2))
+  if (!batch_writer_send(self->fd, iov, 2, self->deadline, &sent))
     {
+      errno = sent.error;
       /* a server refusing the request early answers and closes: read that answer */
       gint error = errno;
       if ((error == EPIPE || error == ECONNRESET) && _read_response(self) == HTTP_ANSWERED)

@@ -20,6 +20,7 @@
 #endif
 #include "se-sink-journald.h"
 #include "se-journal-encoder.h"
+#include "batch-writer.h"
 #include "messages.h"
 #include "stats/stats-counter.h"
 
@@ -93,46 +94,6 @@ _close(SeSink *s)
   self->fd = -1;
 }
 
-static gboolean
-_write_all(gint fd, const struct iovec *iov, guint n_iov)
-{
-  /* writev() takes at most IOV_MAX iovecs and may write partially */
-  struct iovec chunk[64];
-
-  while (n_iov > 0)
-    {
-      guint n = MIN(n_iov, G_N_ELEMENTS(chunk));
-      memcpy(chunk, iov, n * sizeof(struct iovec));
-      struct iovec *cur = chunk;
-      guint left = n;
-
-      while (left > 0)
-        {
-          ssize_t w = writev(fd, cur, left);
-          if (w < 0)
-            {
-              if (errno == EINTR)
-                continue;
-              return FALSE;
-            }
-          while (left > 0 && (gsize) w >= cur->iov_len)
-            {
-              w -= cur->iov_len;
-              cur++;
-              left--;
-            }
-          if (left > 0)
-            {
-              cur->iov_base = (gchar *) cur->iov_base + w;
-              cur->iov_len -= w;
-            }
-        }
-      iov += n;
-      n_iov -= n;
-    }
-  return TRUE;
-}
-
 /* the entry does not fit a datagram: pass it in a sealed memfd */
 static SeSinkResult
 _send_memfd(SeSinkJournald *self)
@@ -144,6 +105,7 @@ _send_memfd(SeSinkJournald *self)
   } control;
   struct msghdr mh = { 0 };
   struct cmsghdr *cmsg;
+  BatchWriteResult written;
   SeSinkResult result = SE_SINK_OK;
   gint memfd = memfd_create("fastdest-journal-entry", MFD_ALLOW_SEALING | MFD_CLOEXEC);
 
@@ -152,7 +114,7 @@ _send_memfd(SeSinkJournald *self)
       msg_error("structured-event(): memfd_create() failed", se_sink_dest_tags(&self->super), evt_tag_error("error"));
       return SE_SINK_ERROR;
     }
-  if (!_write_all(memfd, self->encoder.iov, self->encoder.n_iov) ||
+  if (!batch_writer_writev(memfd, self->encoder.iov, self->encoder.n_iov, &written) ||
       fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
     {
       msg_error("structured-event(): cannot prepare memfd for journald", se_sink_dest_tags(&self->super),
@@ -206,7 +168,7 @@ _emit(SeSink *s, const SeEvent *event)
   se_journal_encode(&self->encoder, NULL, 0, event, FALSE);
   if (self->encoder.n_iov > IOV_MAX)
     {
-      /* more iovecs than one sendmsg() takes: the memfd is written in chunks */
+      /* more iovecs than one sendmsg() takes: the memfd is written in chunks (batch_writer_writev) */
       SeSinkResult result = _send_memfd(self);
       if (result == SE_SINK_OK)
         se_sink_delivered(s, 1);
