@@ -1075,7 +1075,10 @@ se_journald_setup(Row *self)
     }
   se_setup_common(self);
   s = self->state;
-  s->sink = se_sink_journald_new(drain.path, &s->memfd_sends);
+  s->sink = se_sink_journald_new(&(SeSinkJournaldOptions)
+  {
+    .socket = drain.path, .memfd_sends = &s->memfd_sends
+  });
   se_sink_tally_attach(s->sink, &s->tally);
   if (!se_sink_open(s->sink))
     {
@@ -1321,14 +1324,14 @@ se_ctf_setup(Row *self)
     fprintf(stderr, "hotpath: cannot clean %s\n", s->ctf_dir);
   g_free(cmd);
   g_mkdir_with_parents(s->ctf_dir, 0755);
-  options.dir = s->ctf_dir;
-  options.packet_size = SE_DEFAULT_PACKET_SIZE;
-  options.max_stream_size = SE_DEFAULT_MAX_STREAM_SIZE;
+  options.path = log_template_new(cfg, NULL);
+  log_template_compile_literal_string(options.path, s->ctf_dir);
   options.worker_index = 0;
   options.drops_reported = &ctf_drops_reported;
   append_opener_options_defaults(&options.opener);
   append_opener_options_init(&options.opener, cfg);
   s->sink = se_sink_ctf_new(&options);
+  log_template_unref(options.path);
   se_sink_tally_attach(s->sink, &s->tally);
   if (!se_sink_open(s->sink))
     {

@@ -28,9 +28,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* drops_reported before the first sink of the destination took its baseline */
-#define SE_CTF_DROPS_UNSET G_MAXSIZE
-
 typedef struct _SeSinkCtf
 {
   SeSink super;
@@ -294,7 +291,7 @@ _write_packet(SeSinkCtf *self)
   if (packet->n_events == 0)
     return SE_SINK_OK;
 
-  if (self->fd >= 0 && self->stream_bytes > 0 && self->stream_bytes + bytes > self->options.max_stream_size)
+  if (self->fd >= 0 && self->stream_bytes > 0 && self->stream_bytes + bytes > (guint64) self->options.max_stream_size)
     _close_stream(self);
   if (self->fd < 0 && !_open_stream(self))
     {
@@ -407,6 +404,18 @@ _free(SeSink *s)
   g_free(self);
 }
 
+static gint64
+_packet_size(const SeSinkCtfOptions *self)
+{
+  return self->packet_size ? self->packet_size : SE_CTF_DEFAULT_PACKET_SIZE;
+}
+
+static gint64
+_max_stream_size(const SeSinkCtfOptions *self)
+{
+  return self->max_stream_size ? self->max_stream_size : SE_CTF_DEFAULT_MAX_STREAM_SIZE;
+}
+
 SeSink *
 se_sink_ctf_new(const SeSinkCtfOptions *options)
 {
@@ -420,84 +429,59 @@ se_sink_ctf_new(const SeSinkCtfOptions *options)
   self->super.pending = _pending;
   self->super.free_fn = _free;
   self->options = *options;
-  self->dir = g_strdup(options->dir);
-  self->options.dir = self->dir;
+  self->options.path = NULL;
+  self->options.packet_size = _packet_size(options);
+  self->options.max_stream_size = _max_stream_size(options);
+  self->dir = g_strdup(options->path->template);
   self->fd = -1;
-  se_ctf_packet_init(&self->packet, options->packet_size);
+  se_ctf_packet_init(&self->packet, self->options.packet_size);
   return &self->super;
 }
 
-static gint
-_packet_size(StructuredEventDriver *owner)
+void
+se_sink_ctf_options_destroy(SeSinkCtfOptions *self)
 {
-  return owner->packet_size ? owner->packet_size : SE_DEFAULT_PACKET_SIZE;
+  log_template_unref(self->path);
+  self->path = NULL;
 }
 
-static gint64
-_max_stream_size(StructuredEventDriver *owner)
+gboolean
+se_sink_ctf_packet_size_is_valid(gint64 size)
 {
-  return owner->max_stream_size ? owner->max_stream_size : SE_DEFAULT_MAX_STREAM_SIZE;
+  return se_ctf_packet_size_is_valid(size);
 }
 
-static gboolean
-_check_options(StructuredEventDriver *owner, GError **error)
+gboolean
+se_sink_ctf_max_stream_size_is_valid(gint64 size)
 {
-  const gchar *other = owner->socket ? "socket()" : owner->namespace_ ? "namespace()" : owner->host ? "host()"
-                       : owner->port ? "port()" : NULL;
+  return size >= SE_CTF_PACKET_SIZE_MIN;
+}
 
-  if (other)
+gboolean
+se_sink_ctf_check_options(const SeSinkCtfOptions *self, GError **error)
+{
+  if (!self->path)
     {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "%s cannot be used with sink(ctf), which writes a trace "
-                  "directory given by path()", other);
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "sink(ctf) needs path(), the trace directory");
       return FALSE;
     }
-  if (!owner->path)
+  if (!log_template_is_literal_string(self->path) || !self->path->template[0])
     {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "sink(ctf) needs path(), the trace directory");
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "path(%s): the trace directory of sink(ctf) must be a fixed "
+                  "path, without macros", self->path->template);
       return FALSE;
     }
-  if (!log_template_is_literal_string(owner->path) || !owner->path->template[0])
+  if (_max_stream_size(self) < _packet_size(self))
     {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "path(%s): the trace directory of sink(ctf) must be a fixed "
-                  "path, without macros", owner->path->template);
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "max-stream-size(%" G_GINT64_FORMAT ") must not be smaller "
+                  "than packet-size(%" G_GINT64_FORMAT ")", _max_stream_size(self), _packet_size(self));
       return FALSE;
     }
-  if (_max_stream_size(owner) < _packet_size(owner))
-    {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "max-stream-size(%" G_GINT64_FORMAT ") must not be smaller "
-                  "than packet-size(%d)", _max_stream_size(owner), _packet_size(owner));
-      return FALSE;
-    }
-  /* types are native in CTF: no SNG_FIELD_TYPES field to build */
-  owner->type_hints = FALSE;
   return TRUE;
 }
 
-static void
-_format_instance(StructuredEventDriver *owner, gchar *buf, gsize size)
+void
+se_sink_ctf_format_instance(const SeSinkCtfOptions *self, gchar *buf, gsize size)
 {
-  g_snprintf(buf, size, "structured-event,ctf,%s", owner->path->template);
+  g_snprintf(buf, size, "structured-event,ctf,%s", self->path->template);
 }
-
-static SeSink *
-_construct(StructuredEventDriver *owner, gint worker_index)
-{
-  SeSinkCtfOptions options = { 0 };
-
-  options.dir = owner->path->template;
-  options.packet_size = _packet_size(owner);
-  options.max_stream_size = _max_stream_size(owner);
-  options.worker_index = worker_index;
-  options.dropped = &owner->super.dropped_messages;
-  options.drops_reported = &owner->ctf_drops_reported;
-  options.opener = owner->opener_options;
-  return se_sink_ctf_new(&options);
-}
-
-const SeSinkClass se_sink_ctf_class =
-{
-  .name = "ctf",
-  .check_options = _check_options,
-  .format_instance = _format_instance,
-  .construct = _construct,
-};

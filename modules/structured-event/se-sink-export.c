@@ -732,6 +732,13 @@ se_sink_export_new(const SeSinkExportOptions *options)
   self->options.path = log_template_ref(options->path);
   self->host = g_strdup(options->host);
   self->options.host = self->host;
+  /* the defaults of what is unset */
+  if (!self->options.port)
+    self->options.port = SE_EXPORT_DEFAULT_PORT;
+  if (!self->options.transport)
+    self->options.transport = SE_EXPORT_TRANSPORT_RAW;
+  if (!self->options.timeout)
+    self->options.timeout = SE_EXPORT_DEFAULT_TIMEOUT;
   self->fd = -1;
   self->next_path = g_string_sized_new(256);
   self->cur_path = g_string_sized_new(256);
@@ -740,69 +747,66 @@ se_sink_export_new(const SeSinkExportOptions *options)
   return &self->super;
 }
 
-static gboolean
-_check_options(StructuredEventDriver *owner, GError **error)
+void
+se_sink_export_options_destroy(SeSinkExportOptions *self)
 {
-  if (owner->socket || owner->namespace_)
+  log_template_unref(self->path);
+  g_free(self->host);
+  self->path = NULL;
+  self->host = NULL;
+}
+
+gboolean
+se_sink_export_transport_from_name(const gchar *name, SeExportTransportKind *transport)
+{
+  if (strcmp(name, "raw") == 0)
+    *transport = SE_EXPORT_TRANSPORT_RAW;
+  else if (strcmp(name, "http") == 0)
+    *transport = SE_EXPORT_TRANSPORT_HTTP;
+  else
+    return FALSE;
+  return TRUE;
+}
+
+gboolean
+se_sink_export_check_options(const SeSinkExportOptions *self, GError **error)
+{
+  if (self->path && self->host)
     {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "%s cannot be used with sink(journal-export), "
-                  "it is an option of sink(journald)", owner->socket ? "socket()" : "namespace()");
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "sink(journal-export) takes either path() or host(), not both");
       return FALSE;
     }
-  if (owner->path && owner->host)
+  if (!self->path && !self->host)
     {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "sink(journal-export) takes either path() or host(), not both");
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "sink(journal-export) needs path() (a file) or host() (TCP)");
       return FALSE;
     }
-  if (!owner->path && !owner->host)
+  if (self->port && !self->host)
     {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "sink(journal-export) needs path() (a file) or host() (TCP)");
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "port() needs host() with sink(journal-export)");
       return FALSE;
     }
-  if (owner->port && !owner->host)
+  if (self->transport && !self->host)
     {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "port() needs host() with sink(journal-export)");
-      return FALSE;
-    }
-  if (owner->transport && !owner->host)
-    {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "transport() needs host() with sink(journal-export); "
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "transport() needs host() with sink(journal-export); "
                   "path() writes a file");
+      return FALSE;
+    }
+  if (self->timeout && !self->host)
+    {
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "timeout() needs host() with sink(journal-export): "
+                  "the time one batch may take on the network");
       return FALSE;
     }
   return TRUE;
 }
 
-static void
-_format_instance(StructuredEventDriver *owner, gchar *buf, gsize size)
+void
+se_sink_export_format_instance(const SeSinkExportOptions *self, gchar *buf, gsize size)
 {
-  if (owner->path)
-    g_snprintf(buf, size, "structured-event,journal-export,%s", owner->path->template);
+  if (self->path)
+    g_snprintf(buf, size, "structured-event,journal-export,%s", self->path->template);
   else
-    g_snprintf(buf, size, "structured-event,journal-export,%s:%d", owner->host,
-               owner->port ? owner->port : SE_DEFAULT_EXPORT_PORT);
+    g_snprintf(buf, size, "structured-event,journal-export,%s:%d", self->host,
+               self->port ? self->port : SE_EXPORT_DEFAULT_PORT);
 }
-
-static SeSink *
-_construct(StructuredEventDriver *owner, gint worker_index)
-{
-  SeSinkExportOptions options = { 0 };
-
-  options.path = owner->path;
-  options.host = owner->host;
-  options.port = owner->port ? owner->port : SE_DEFAULT_EXPORT_PORT;
-  options.transport = owner->transport ? owner->transport : SE_DEFAULT_EXPORT_TRANSPORT;
-  options.timeout = owner->timeout ? owner->timeout : SE_DEFAULT_EXPORT_TIMEOUT;
-  options.template_options = &owner->template_options;
-  options.batch_records = owner->super.batch_lines > 0 ? owner->super.batch_lines : 1;
-  options.opener = owner->opener_options;
-  return se_sink_export_new(&options);
-}
-
-const SeSinkClass se_sink_export_class =
-{
-  .name = "journal-export",
-  .check_options = _check_options,
-  .format_instance = _format_instance,
-  .construct = _construct,
-};

@@ -43,7 +43,7 @@ typedef struct _SeSinkJournald
   gchar *socket_path;
   gint fd;
   SeJournalEncoder encoder;
-  StatsCounterItem **memfd_sends;
+  StatsCounterItem **memfd_sends;   /* may be NULL */
 } SeSinkJournald;
 
 static gboolean
@@ -154,7 +154,7 @@ _send_memfd(SeSinkJournald *self)
       break;
     }
   close(memfd);
-  if (result == SE_SINK_OK)
+  if (result == SE_SINK_OK && self->memfd_sends)
     stats_counter_inc(*self->memfd_sends);
   return result;
 }
@@ -230,56 +230,70 @@ _free(SeSink *s)
 }
 
 SeSink *
-se_sink_journald_new(const gchar *socket_path, StatsCounterItem **memfd_sends)
+se_sink_journald_new(const SeSinkJournaldOptions *options)
 {
   SeSinkJournald *self = g_new0(SeSinkJournald, 1);
+  gchar path[256];
 
   self->super.name = "journald";
   self->super.open = _open;
   self->super.close = _close;
   self->super.emit = _emit;
   self->super.free_fn = _free;
-  self->socket_path = g_strdup(socket_path);
+  self->socket_path = g_strdup(se_sink_journald_socket(options, path, sizeof(path)));
   self->fd = -1;
-  self->memfd_sends = memfd_sends;
+  self->memfd_sends = options->memfd_sends;
   se_journal_encoder_init(&self->encoder);
   return &self->super;
 }
 
-static gboolean
-_check_options(StructuredEventDriver *owner, GError **error)
+void
+se_sink_journald_options_destroy(SeSinkJournaldOptions *self)
 {
-  const gchar *bad = owner->path ? "path()" : owner->host ? "host()" : owner->port ? "port()" : NULL;
+  g_free(self->socket);
+  g_free(self->namespace_);
+  self->socket = self->namespace_ = NULL;
+}
 
-  if (bad)
+gboolean
+se_sink_journald_namespace_is_valid(const gchar *name)
+{
+  gsize len = strlen(name);
+
+  if (len == 0 || len > 64)
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    if (!g_ascii_isalnum(name[i]) && !strchr("_.-", name[i]))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+se_sink_journald_check_options(const SeSinkJournaldOptions *self, GError **error)
+{
+  if (self->socket && self->namespace_)
     {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "%s cannot be used with sink(journald), "
-                  "it is an option of sink(journal-export)", bad);
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "socket() and namespace() are mutually exclusive");
       return FALSE;
     }
   return TRUE;
 }
 
-static void
-_format_instance(StructuredEventDriver *owner, gchar *buf, gsize size)
+const gchar *
+se_sink_journald_socket(const SeSinkJournaldOptions *self, gchar *buf, gsize size)
+{
+  if (self->namespace_)
+    {
+      g_snprintf(buf, size, "/run/systemd/journal.%s/socket", self->namespace_);
+      return buf;
+    }
+  return self->socket ? self->socket : SE_JOURNALD_DEFAULT_SOCKET;
+}
+
+void
+se_sink_journald_format_instance(const SeSinkJournaldOptions *self, gchar *buf, gsize size)
 {
   gchar path[256];
 
-  g_snprintf(buf, size, "structured-event,journald,%s", structured_event_dd_journald_socket(owner, path, sizeof(path)));
+  g_snprintf(buf, size, "structured-event,journald,%s", se_sink_journald_socket(self, path, sizeof(path)));
 }
-
-static SeSink *
-_construct(StructuredEventDriver *owner, gint worker_index)
-{
-  gchar path[256];
-
-  return se_sink_journald_new(structured_event_dd_journald_socket(owner, path, sizeof(path)), &owner->memfd_sends);
-}
-
-const SeSinkClass se_sink_journald_class =
-{
-  .name = "journald",
-  .check_options = _check_options,
-  .format_instance = _format_instance,
-  .construct = _construct,
-};

@@ -17,6 +17,8 @@
 #include "se-sink.h"
 #include "cfg-tree.h"
 
+G_DEFINE_QUARK(se-sink-error-quark, se_sink_error)
+
 const gchar *
 se_sink_result_name(SeSinkResult result)
 {

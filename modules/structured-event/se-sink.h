@@ -138,6 +138,10 @@ se_sink_free(SeSink *self)
 
 const gchar *se_sink_result_name(SeSinkResult result);
 
+/* the domain of the errors a sink's options check reports (syslog-ng -s) */
+#define SE_SINK_ERROR_DOMAIN se_sink_error_quark()
+GQuark se_sink_error_quark(void);
+
 /* counts what a sink settles: for tests and benchmarks that drive a sink without a worker */
 typedef struct _SeSinkTally
 {

@@ -15,7 +15,6 @@
  * with this program; if not, see <https://www.gnu.org/licenses/>.
  */
 #include "structured-event-worker.h"
-#include "structured-event.h"
 #include "messages.h"
 
 /*
@@ -60,12 +59,11 @@ static LogThreadedResult
 _dw_insert(LogThreadedDestWorker *s, LogMessage *msg)
 {
   StructuredEventWorker *self = (StructuredEventWorker *) s;
-  StructuredEventDriver *owner = (StructuredEventDriver *) s->owner;
   SeEvent event;
 
   se_event_build(&self->builder, msg, s->seq_num, &event);
   if (G_UNLIKELY(event.dropped_fields))
-    structured_event_dd_fields_dropped(owner, event.dropped_fields);
+    self->fields_dropped(s->owner, event.dropped_fields);
 
   return _map_result(self, se_sink_emit(self->sink, &event));
 }
@@ -105,24 +103,25 @@ _dw_free(LogThreadedDestWorker *s)
 }
 
 LogThreadedDestWorker *
-structured_event_dw_new(LogThreadedDestDriver *o, gint worker_index)
+structured_event_dw_new(LogThreadedDestDriver *owner, gint worker_index, const SeEventOptions *event_options,
+                        SeSink *sink, StructuredEventFieldsDropped fields_dropped)
 {
   StructuredEventWorker *self = g_new0(StructuredEventWorker, 1);
-  StructuredEventDriver *owner = (StructuredEventDriver *) o;
 
-  log_threaded_dest_worker_init_instance(&self->super, o, worker_index);
+  log_threaded_dest_worker_init_instance(&self->super, owner, worker_index);
   self->super.insert = _dw_insert;
   self->super.flush = _dw_flush;
   self->super.connect = _dw_connect;
   self->super.disconnect = _dw_disconnect;
   self->super.free_fn = _dw_free;
 
-  se_event_builder_init(&self->builder, &owner->event_options);
-  self->sink = owner->sink_class->construct(owner, worker_index);
+  se_event_builder_init(&self->builder, event_options);
+  self->fields_dropped = fields_dropped;
+  self->sink = sink;
   se_sink_set_owner(self->sink, &(SeSinkOwner)
   {
-    .id = owner->super.super.super.id,
-    .pipe = &owner->super.super.super.super,
+    .id = owner->super.super.id,
+    .pipe = &owner->super.super.super,
     .delivered = _settle_delivered,
     .dropped = _settle_dropped,
     .user_data = self,

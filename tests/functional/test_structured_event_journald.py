@@ -177,7 +177,13 @@ class TestConfigErrors(fdharness.TestCase):
     def test_bad_values_name_the_option(self):
         self.check_error("sink(etw)", "sink(etw): unknown sink")
         self.check_error('socket("/x") namespace("ops")', "socket() and namespace() are mutually exclusive")
-        self.check_error('sink(journald) path("/tmp/x")', "path() cannot be used with sink(journald)")
+        # one table of which sink takes which option: the error names the sinks that do
+        self.check_error('sink(journald) path("/tmp/x")',
+                         "path() cannot be used with sink(journald), it is an option of sink(journal-export) and sink(ctf)")
+        self.check_error('sink(ctf) path("/tmp/t") timeout(5)',
+                         "timeout() cannot be used with sink(ctf), it is an option of sink(journal-export)")
+        self.check_error('sink(journal-export) path("/tmp/x") socket("/s")',
+                         "socket() cannot be used with sink(journal-export), it is an option of sink(journald)")
         self.check_error('sink(journal-export) host("h") port(70000)', "port(70000): must be between 1 and 65535")
         self.check_error("max-fields(0)", "max-fields(0): must be between 1 and 100000")
         self.check_error("sink(journal-export)", "needs path()")

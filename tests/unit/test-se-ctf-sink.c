@@ -63,7 +63,8 @@ _sink(Fixture *f, gsize packet_size, guint64 max_stream_size)
 {
   SeSinkCtfOptions options = { 0 };
 
-  options.dir = f->dir;
+  options.path = log_template_new(se_test_cfg, NULL);
+  log_template_compile_literal_string(options.path, f->dir);
   options.packet_size = packet_size;
   options.max_stream_size = max_stream_size;
   options.worker_index = 0;
@@ -71,7 +72,10 @@ _sink(Fixture *f, gsize packet_size, guint64 max_stream_size)
   options.drops_reported = &f->drops_reported;
   append_opener_options_defaults(&options.opener);
   append_opener_options_init(&options.opener, se_test_cfg);
-  return se_test_attach(se_sink_ctf_new(&options));
+  SeSink *sink = se_test_attach(se_sink_ctf_new(&options));
+
+  log_template_unref(options.path);
+  return sink;
 }
 
 typedef struct

@@ -71,7 +71,10 @@ test_journald_datagram(void)
   gint server = _bind_dgram(path);
   StatsCounterItem memfd_counter = { 0 };
   StatsCounterItem *memfd_sends = &memfd_counter;
-  SeSink *sink = se_test_attach(se_sink_journald_new(path, &memfd_sends));
+  SeSink *sink = se_test_attach(se_sink_journald_new(&(SeSinkJournaldOptions)
+  {
+    .socket = path, .memfd_sends = &memfd_sends
+  }));
   LogMessage *msg = golden_message();
   Events e;
   guint delivered;
@@ -112,7 +115,10 @@ test_journald_memfd(void)
   gint server = _bind_dgram(path);
   StatsCounterItem memfd_counter = { 0 };
   StatsCounterItem *memfd_sends = &memfd_counter;
-  SeSink *sink = se_test_attach(se_sink_journald_new(path, &memfd_sends));
+  SeSink *sink = se_test_attach(se_sink_journald_new(&(SeSinkJournaldOptions)
+  {
+    .socket = path, .memfd_sends = &memfd_sends
+  }));
   LogMessage *msg = golden_message();
   gsize big_len = 300 * 1024;
   gchar *big = g_malloc(big_len);
