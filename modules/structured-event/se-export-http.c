@@ -19,8 +19,14 @@
 #define _GNU_SOURCE
 #endif
 #include "se-export-http.h"
+#include "se-export-tcp.h"
+#include "batch-writer.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 gsize
 se_http_format_request(gchar *buf, gsize size, const gchar *host, gint port, gsize body_len)
@@ -267,4 +273,226 @@ se_http_response_eof(SeHttpResponse *self)
   /* the status is known; a body cut short only means the connection is gone */
   self->must_close = TRUE;
   return SE_HTTP_PARSE_DONE;
+}
+
+/* the transport ------------------------------------------------------ */
+
+typedef struct _SeExportHttp
+{
+  SeExportTransport super;
+  gchar *host;
+  gint port;
+  gchar *target;              /* host:port */
+  gint fd;
+  guint requests_on_fd;       /* answered requests on this connection */
+  SeHttpResponse response;
+} SeExportHttp;
+
+typedef enum
+{
+  HTTP_ANSWERED,
+  HTTP_SEND_FAILED,            /* the request did not go out whole */
+  HTTP_CLOSED,                 /* sent whole; the peer closed or reset without an answer */
+  HTTP_TIMED_OUT,
+  HTTP_GARBLED,                /* an answer that is not HTTP/1.x */
+} HttpExchange;
+
+static void
+_close(SeExportTransport *s)
+{
+  SeExportHttp *self = (SeExportHttp *) s;
+
+  if (self->fd >= 0)
+    close(self->fd);
+  self->fd = -1;
+  self->requests_on_fd = 0;
+}
+
+/* between requests a server sends nothing: anything readable is its close */
+static gboolean
+_peer_closed(gint fd)
+{
+  struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+  return poll(&pfd, 1, 0) != 0;
+}
+
+static HttpExchange
+_read_response(SeExportHttp *self, gint64 deadline)
+{
+  SeHttpResponse *response = &self->response;
+
+  se_http_response_reset(response);
+  for (;;)
+    {
+      gsize avail;
+      gchar *space = se_http_response_space(response, &avail);
+      gssize n;
+      SeHttpParseResult r;
+
+      if (!se_export_tcp_wait(self->fd, POLLIN, deadline))
+        return errno == ETIMEDOUT ? HTTP_TIMED_OUT : response->len ? HTTP_GARBLED : HTTP_CLOSED;
+      n = recv(self->fd, space, avail, 0);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        continue;
+      if (n < 0)
+        return response->len ? HTTP_GARBLED : HTTP_CLOSED;
+
+      r = n ? se_http_response_feed(response, n) : se_http_response_eof(response);
+      if (r == SE_HTTP_PARSE_DONE)
+        return HTTP_ANSWERED;
+      if (r == SE_HTTP_PARSE_INVALID)
+        {
+          errno = n == 0 ? 0 : EPROTO;
+          return n == 0 && response->len == 0 ? HTTP_CLOSED : HTTP_GARBLED;
+        }
+    }
+}
+
+/* one request and its answer */
+static HttpExchange
+_exchange(SeExportHttp *self, const gchar *data, gsize len, gint64 deadline)
+{
+  gchar head[SE_HTTP_REQUEST_HEADER_MAX];
+  struct iovec iov[2];
+  BatchWriteResult sent;
+
+  iov[0].iov_base = head;
+  iov[0].iov_len = se_http_format_request(head, sizeof(head), self->host, self->port, len);
+  iov[1].iov_base = (gchar *) data;
+  iov[1].iov_len = len;
+  g_assert(iov[0].iov_len > 0);
+
+  if (!batch_writer_send(self->fd, iov, 2, deadline, &sent))
+    {
+      /* a server refusing the request early answers and closes: read that answer */
+      if ((sent.error == EPIPE || sent.error == ECONNRESET) && _read_response(self, deadline) == HTTP_ANSWERED)
+        return HTTP_ANSWERED;
+      errno = sent.error;
+      return sent.error == ETIMEDOUT ? HTTP_TIMED_OUT : HTTP_SEND_FAILED;
+    }
+  return _read_response(self, deadline);
+}
+
+static const gchar *
+_exchange_reason(HttpExchange x)
+{
+  switch (x)
+    {
+    case HTTP_TIMED_OUT:
+      return "timeout() reached";
+    case HTTP_GARBLED:
+      return "not an HTTP answer";
+    case HTTP_SEND_FAILED:
+      return "send failed";
+    default:
+      return "connection closed";
+    }
+}
+
+static void
+_open(SeExportTransport *s, gint64 deadline, SeExportResult *result)
+{
+  SeExportHttp *self = (SeExportHttp *) s;
+
+  _close(s);
+  self->fd = se_export_tcp_connect(self->host, self->port, deadline, result->reason, sizeof(result->reason));
+  result->status = self->fd >= 0 ? SE_EXPORT_OK : SE_EXPORT_DOWN;
+}
+
+static gboolean
+_is_open(SeExportTransport *s)
+{
+  return ((SeExportHttp *) s)->fd >= 0;
+}
+
+static void
+_send(SeExportTransport *s, const gchar *data, gsize len, gint64 deadline, SeExportResult *result)
+{
+  SeExportHttp *self = (SeExportHttp *) s;
+  HttpExchange x = HTTP_CLOSED;
+  gboolean reused = FALSE;
+  gint error = 0;
+
+  /* a kept-alive connection the server closed meanwhile is replaced at once */
+  for (gint attempt = 0; attempt < 2; attempt++)
+    {
+      if (self->fd >= 0 && _peer_closed(self->fd))
+        _close(s);
+      if (self->fd < 0)
+        {
+          _open(s, deadline, result);
+          if (result->status != SE_EXPORT_OK)
+            return;
+        }
+      reused = self->requests_on_fd > 0;
+      x = _exchange(self, data, len, deadline);
+      if (x == HTTP_ANSWERED)
+        break;
+      error = errno;
+      _close(s);
+      if (!reused || (x != HTTP_CLOSED && x != HTTP_SEND_FAILED))
+        break;
+    }
+
+  if (x == HTTP_ANSWERED)
+    {
+      gsize body_len;
+      const gchar *body = se_http_response_body(&self->response, &body_len);
+
+      self->requests_on_fd++;
+      if (self->response.must_close)
+        _close(s);
+      /* the server's reason: journal-remote answers one line of text */
+      while (body_len && (body[body_len - 1] == '\n' || body[body_len - 1] == '\r'))
+        body_len--;
+      result->status = se_http_response_is_success(&self->response) ? SE_EXPORT_OK : SE_EXPORT_REFUSED;
+      g_snprintf(result->reason, sizeof(result->reason), "%d %.*s", self->response.status,
+                 (gint) MIN(body_len, 256), body);
+      return;
+    }
+  if (x == HTTP_CLOSED && !reused)
+    {
+      se_export_result_set(result, SE_EXPORT_CLOSED_ON, "none, the connection was closed");
+      return;
+    }
+  result->status = SE_EXPORT_DOWN;
+  g_snprintf(result->reason, sizeof(result->reason), "no answer: %s%s%s", _exchange_reason(x), error ? ", " : "",
+             error ? g_strerror(error) : "");
+}
+
+static const gchar *
+_target(SeExportTransport *s)
+{
+  return ((SeExportHttp *) s)->target;
+}
+
+static void
+_free(SeExportTransport *s)
+{
+  SeExportHttp *self = (SeExportHttp *) s;
+
+  _close(s);
+  g_free(self->host);
+  g_free(self->target);
+  g_free(self);
+}
+
+SeExportTransport *
+se_export_http_new(const gchar *host, gint port)
+{
+  SeExportHttp *self = g_new0(SeExportHttp, 1);
+
+  self->super.requests = TRUE;
+  self->super.open = _open;
+  self->super.is_open = _is_open;
+  self->super.close = _close;
+  self->super.send = _send;
+  self->super.target = _target;
+  self->super.free_fn = _free;
+  self->host = g_strdup(host);
+  self->port = port;
+  self->target = g_strdup_printf(strchr(host, ':') ? "http://[%s]:%d" : "http://%s:%d", host, port);
+  self->fd = -1;
+  return &self->super;
 }

@@ -17,7 +17,7 @@
 #ifndef SE_EXPORT_HTTP_H_INCLUDED
 #define SE_EXPORT_HTTP_H_INCLUDED
 
-#include <glib.h>
+#include "se-export-transport.h"
 
 /*
  * The HTTP/1.1 framing of sink(journal-export) transport(http): one
@@ -81,5 +81,14 @@ se_http_response_body(const SeHttpResponse *self, gsize *len)
   *len = self->body_kept;
   return self->buf + self->header_end;
 }
+
+/*
+ * sink(journal-export) host() transport(http): each batch one request on a
+ * kept-alive connection (a kept-alive connection lost before the answer is
+ * replaced at once and the request sent again), 2xx: OK, another answer:
+ * REFUSED, a fresh connection closed without an answer: CLOSED_ON,
+ * anything else (no connection, timeout(), not HTTP): DOWN.
+ */
+SeExportTransport *se_export_http_new(const gchar *host, gint port);
 
 #endif

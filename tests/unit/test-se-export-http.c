@@ -663,8 +663,8 @@ test_sink_peer_down(void)
   _events_init(&e);
   SeSink *sink = _http_sink(peer.port);
 
-  CU_ASSERT_FALSE(se_sink_open(sink));
-  /* events are taken while unconnected and the flush reports not connected */
+  /* a request connects when it is sent: the flush reports not connected */
+  CU_ASSERT_TRUE(se_sink_open(sink));
   CU_ASSERT_EQUAL(_batch(sink, &e, 2, &delivered), SE_SINK_NOT_CONNECTED);
   CU_ASSERT_EQUAL(delivered, 0);
   CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
