@@ -22,7 +22,7 @@
 /*
  * How sink(journal-export) moves a batch of entries: into files
  * (se-export-file.h), a raw TCP stream (se-export-tcp.h) or HTTP(S)
- * requests (se-export-http.h).  A transport only moves bytes and says
+ * requests (se-export-curl.h).  A transport only moves bytes and says
  * what became of them; what that means for the events (delivered, dropped,
  * sent again, when, and what is logged) is decided in one place, the
  * sink (se-sink-export.c).

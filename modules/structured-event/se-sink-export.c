@@ -17,7 +17,7 @@
 #include "se-sink-export.h"
 #include "se-export-file.h"
 #include "se-export-tcp.h"
-#include "se-export-http.h"
+#include "se-export-curl.h"
 #include "se-journal-encoder.h"
 #include "batch-buffer.h"
 #include "messages.h"
@@ -230,7 +230,12 @@ _isolate(SeSinkExport *self, const SeExportResult *refusal, gint64 deadline)
           return SE_SINK_ERROR;
         }
       if (probe.status == SE_EXPORT_CLOSED_ON)
-        se_export_result_set(&probe, SE_EXPORT_DOWN, "the server closes every request without an answer");
+        {
+          gchar reason[sizeof(probe.reason)];
+
+          g_snprintf(reason, sizeof(reason), "the server closes every request without an answer: %s", probe.reason);
+          se_export_result_set(&probe, SE_EXPORT_DOWN, reason);
+        }
       return _batch_down(self, &probe);
     }
   return SE_SINK_OK;
@@ -365,14 +370,30 @@ _free(SeSink *s)
   g_free(self);
 }
 
-static SeExportTransport *
-_transport_new(const SeSinkExportOptions *options)
+static gboolean
+_stopping(gpointer s)
 {
+  return se_sink_stopping((SeSink *) s);
+}
+
+static SeExportTransport *
+_transport_new(SeSinkExport *self, const SeSinkExportOptions *options)
+{
+  SeExportTransport *transport;
+  gchar *url;
+
   if (options->path)
     return se_export_file_new(options->path, options->template_options, &options->opener);
-  if (options->transport == SE_EXPORT_TRANSPORT_HTTP)
-    return se_export_http_new(options->host, options->port);
-  return se_export_tcp_new(options->host, options->port);
+  if (options->url)
+    return se_export_curl_new(options->url, &options->tls, _stopping, self);
+  if (options->transport != SE_EXPORT_TRANSPORT_HTTP)
+    return se_export_tcp_new(options->host, options->port);
+  /* host() port() transport(http) is the URL http://host:port/upload */
+  url = g_strdup_printf(strchr(options->host, ':') ? "http://[%s]:%d/upload" : "http://%s:%d/upload",
+                        options->host, options->port);
+  transport = se_export_curl_new(url, &options->tls, _stopping, self);
+  g_free(url);
+  return transport;
 }
 
 SeSink *
@@ -395,13 +416,22 @@ se_sink_export_new(const SeSinkExportOptions *options)
     self->options.transport = SE_EXPORT_TRANSPORT_RAW;
   if (!self->options.timeout)
     self->options.timeout = SE_EXPORT_DEFAULT_TIMEOUT;
-  self->transport = _transport_new(&self->options);
+  self->transport = _transport_new(self, &self->options);
   /* the transport holds what it needs of these */
   self->options.path = NULL;
   self->options.host = NULL;
+  self->options.url = NULL;
+  se_export_tls_options_defaults(&self->options.tls);
   _init_buffer(self);
   se_journal_encoder_init(&self->encoder);
   return &self->super;
+}
+
+void
+se_sink_export_options_defaults(SeSinkExportOptions *self)
+{
+  memset(self, 0, sizeof(*self));
+  se_export_tls_options_defaults(&self->tls);
 }
 
 void
@@ -409,8 +439,21 @@ se_sink_export_options_destroy(SeSinkExportOptions *self)
 {
   log_template_unref(self->path);
   g_free(self->host);
-  self->path = NULL;
-  self->host = NULL;
+  g_free(self->url);
+  se_export_tls_options_destroy(&self->tls);
+  se_sink_export_options_defaults(self);
+}
+
+gboolean
+se_sink_export_set_url(SeSinkExportOptions *self, const gchar *url, GError **error)
+{
+  gchar *request_url = se_export_curl_request_url(url, error);
+
+  if (!request_url)
+    return FALSE;
+  g_free(self->url);
+  self->url = request_url;
+  return TRUE;
 }
 
 gboolean
@@ -428,14 +471,23 @@ se_sink_export_transport_from_name(const gchar *name, SeExportTransportKind *tra
 gboolean
 se_sink_export_check_options(const SeSinkExportOptions *self, GError **error)
 {
-  if (self->path && self->host)
+  const gchar *network = self->url ? "url()" : "host()";
+
+  if (self->url && (self->host || self->port || self->transport))
     {
-      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "sink(journal-export) takes either path() or host(), not both");
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "url() says where and how to send: not with %s",
+                  self->host ? "host()" : self->port ? "port()" : "transport()");
       return FALSE;
     }
-  if (!self->path && !self->host)
+  if (self->path && (self->host || self->url))
     {
-      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "sink(journal-export) needs path() (a file) or host() (TCP)");
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "sink(journal-export) takes either path() or %s, not both", network);
+      return FALSE;
+    }
+  if (!self->path && !self->host && !self->url)
+    {
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "sink(journal-export) needs path() (a file), url() (HTTP or HTTPS) "
+                  "or host() (TCP)");
       return FALSE;
     }
   if (self->port && !self->host)
@@ -449,13 +501,18 @@ se_sink_export_check_options(const SeSinkExportOptions *self, GError **error)
                   "path() writes a file");
       return FALSE;
     }
-  if (self->timeout && !self->host)
+  if (self->timeout && !self->host && !self->url)
     {
-      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "timeout() needs host() with sink(journal-export): "
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "timeout() needs url() or host() with sink(journal-export): "
                   "the time one batch may take on the network");
       return FALSE;
     }
-  return TRUE;
+  if (self->tls_set && !(self->url && se_export_curl_url_is_https(self->url)))
+    {
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "tls() needs an https:// url()");
+      return FALSE;
+    }
+  return se_export_tls_check(&self->tls, error);
 }
 
 void
@@ -463,6 +520,8 @@ se_sink_export_format_instance(const SeSinkExportOptions *self, gchar *buf, gsiz
 {
   if (self->path)
     g_snprintf(buf, size, "structured-event,journal-export,%s", self->path->template);
+  else if (self->url)
+    g_snprintf(buf, size, "structured-event,journal-export,%s", self->url);
   else
     g_snprintf(buf, size, "structured-event,journal-export,%s:%d", self->host,
                self->port ? self->port : SE_EXPORT_DEFAULT_PORT);

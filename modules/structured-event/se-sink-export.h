@@ -18,6 +18,7 @@
 #define SE_SINK_EXPORT_H_INCLUDED
 
 #include "se-sink.h"
+#include "se-export-curl.h"
 #include "append-opener.h"
 #include "template/templates.h"
 
@@ -54,6 +55,9 @@ typedef struct _SeSinkExportOptions
   gchar *host;                /* network mode */
   gint port;
   SeExportTransportKind transport;
+  gchar *url;                 /* or an http:// or https:// URL */
+  SeExportTlsOptions tls;
+  gboolean tls_set;           /* tls() was given */
   gint timeout;               /* seconds one batch may take on the network */
   /* filled in by the owner before a sink is made */
   const LogTemplateOptions *template_options;
@@ -61,7 +65,10 @@ typedef struct _SeSinkExportOptions
   guint batch_records;
 } SeSinkExportOptions;
 
+void se_sink_export_options_defaults(SeSinkExportOptions *self);
 void se_sink_export_options_destroy(SeSinkExportOptions *self);
+/* url(): FALSE with error when it is not an http:// or https:// URL */
+gboolean se_sink_export_set_url(SeSinkExportOptions *self, const gchar *url, GError **error);
 gboolean se_sink_export_transport_from_name(const gchar *name, SeExportTransportKind *transport);
 gboolean se_sink_export_check_options(const SeSinkExportOptions *self, GError **error);
 /* "structured-event,journal-export,<path or host:port>" for stats and persist names */

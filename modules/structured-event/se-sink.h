@@ -53,6 +53,8 @@ typedef struct _SeSinkOwner
   LogPipe *pipe;
   void (*delivered)(gpointer user_data, guint n);
   void (*dropped)(gpointer user_data, guint n);
+  /* TRUE once syslog-ng stops or reloads: a sink waiting on the network gives up at once */
+  gboolean (*stopping)(gpointer user_data);
   gpointer user_data;
 } SeSinkOwner;
 
@@ -92,6 +94,12 @@ se_sink_delivered(SeSink *self, guint n)
  * drops went unlogged before this one.
  */
 gboolean se_sink_drop_event(SeSink *self, guint *not_logged);
+
+static inline gboolean
+se_sink_stopping(SeSink *self)
+{
+  return self->owner.stopping && self->owner.stopping(self->owner.user_data);
+}
 
 /* the destination in a log message: driver (its id) and location (its place in the config) */
 const gchar *se_sink_driver_id(SeSink *self);

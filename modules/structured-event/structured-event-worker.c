@@ -36,6 +36,15 @@ _settle_dropped(gpointer s, guint n)
   log_threaded_dest_worker_drop_messages((LogThreadedDestWorker *) s, n);
 }
 
+static gboolean
+_stopping(gpointer s)
+{
+  LogThreadedDestWorker *self = s;
+
+  /* set by the main thread when it asks the workers to exit */
+  return g_atomic_int_get(&self->owner->under_termination);
+}
+
 static LogThreadedResult
 _map_result(StructuredEventWorker *self, SeSinkResult result)
 {
@@ -124,6 +133,7 @@ structured_event_dw_new(LogThreadedDestDriver *owner, gint worker_index, const S
     .pipe = &owner->super.super.super,
     .delivered = _settle_delivered,
     .dropped = _settle_dropped,
+    .stopping = _stopping,
     .user_data = self,
   });
   return &self->super;

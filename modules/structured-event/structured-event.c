@@ -59,6 +59,8 @@ static const struct
   [SE_OPTION_HOST] = { "host()", SE_EXPORT },
   [SE_OPTION_PORT] = { "port()", SE_EXPORT },
   [SE_OPTION_TRANSPORT] = { "transport()", SE_EXPORT },
+  [SE_OPTION_URL] = { "url()", SE_EXPORT },
+  [SE_OPTION_TLS] = { "tls()", SE_EXPORT },
   [SE_OPTION_TIMEOUT] = { "timeout()", SE_EXPORT },
   [SE_OPTION_PACKET_SIZE] = { "packet-size()", SE_CTF },
   [SE_OPTION_MAX_STREAM_SIZE] = { "max-stream-size()", SE_CTF },
@@ -308,6 +310,73 @@ structured_event_dd_set_timeout(LogDriver *d, gint seconds)
 }
 
 gboolean
+structured_event_dd_set_url(LogDriver *d, const gchar *url, GError **error)
+{
+  StructuredEventDriver *self = (StructuredEventDriver *) d;
+
+  if (!se_sink_export_set_url(&self->export, url, error))
+    return FALSE;
+  _option_set(self, SE_OPTION_URL);
+  return TRUE;
+}
+
+static SeExportTlsOptions *
+_tls(StructuredEventDriver *self)
+{
+  _option_set(self, SE_OPTION_TLS);
+  self->export.tls_set = TRUE;
+  return &self->export.tls;
+}
+
+gboolean
+structured_event_dd_set_ca_dir(LogDriver *d, const gchar *path)
+{
+  return se_export_tls_set_dir(&_tls((StructuredEventDriver *) d)->ca_dir, path);
+}
+
+gboolean
+structured_event_dd_set_ca_file(LogDriver *d, const gchar *path)
+{
+  return se_export_tls_set_file(&_tls((StructuredEventDriver *) d)->ca_file, path);
+}
+
+gboolean
+structured_event_dd_set_cert_file(LogDriver *d, const gchar *path)
+{
+  return se_export_tls_set_file(&_tls((StructuredEventDriver *) d)->cert_file, path);
+}
+
+gboolean
+structured_event_dd_set_key_file(LogDriver *d, const gchar *path)
+{
+  return se_export_tls_set_file(&_tls((StructuredEventDriver *) d)->key_file, path);
+}
+
+void
+structured_event_dd_set_peer_verify(LogDriver *d, gboolean verify)
+{
+  _tls((StructuredEventDriver *) d)->peer_verify = verify;
+}
+
+gboolean
+structured_event_dd_set_cipher_suite(LogDriver *d, const gchar *list)
+{
+  return se_export_tls_set_cipher_suite(_tls((StructuredEventDriver *) d), list);
+}
+
+gboolean
+structured_event_dd_set_ssl_version(LogDriver *d, const gchar *name)
+{
+  return se_export_tls_set_ssl_version(_tls((StructuredEventDriver *) d), name);
+}
+
+void
+structured_event_dd_set_use_system_cert_store(LogDriver *d, gboolean use)
+{
+  _tls((StructuredEventDriver *) d)->use_system_cert_store = use;
+}
+
+gboolean
 structured_event_dd_set_packet_size(LogDriver *d, gint64 size)
 {
   StructuredEventDriver *self = (StructuredEventDriver *) d;
@@ -551,6 +620,7 @@ structured_event_dd_new(GlobalConfig *cfg)
   log_threaded_dest_driver_set_batch_lines(&self->super.super.super, SE_DEFAULT_BATCH_LINES);
 
   self->sink_class = &sink_classes[0];
+  se_sink_export_options_defaults(&self->export);
   self->type_hints = TRUE;
   self->max_fields = SE_DEFAULT_MAX_FIELDS;
   self->ctf_drops_reported = SE_CTF_DROPS_UNSET;

@@ -47,6 +47,8 @@ typedef enum
   SE_OPTION_HOST,
   SE_OPTION_PORT,
   SE_OPTION_TRANSPORT,
+  SE_OPTION_URL,
+  SE_OPTION_TLS,
   SE_OPTION_TIMEOUT,
   SE_OPTION_PACKET_SIZE,
   SE_OPTION_MAX_STREAM_SIZE,
@@ -101,6 +103,16 @@ void structured_event_dd_set_host(LogDriver *d, const gchar *host);
 void structured_event_dd_set_port(LogDriver *d, gint port);
 gboolean structured_event_dd_set_transport(LogDriver *d, const gchar *name);
 void structured_event_dd_set_timeout(LogDriver *d, gint seconds);
+gboolean structured_event_dd_set_url(LogDriver *d, const gchar *url, GError **error);
+/* tls(): FALSE with errno set when the file or directory cannot be read */
+gboolean structured_event_dd_set_ca_dir(LogDriver *d, const gchar *path);
+gboolean structured_event_dd_set_ca_file(LogDriver *d, const gchar *path);
+gboolean structured_event_dd_set_cert_file(LogDriver *d, const gchar *path);
+gboolean structured_event_dd_set_key_file(LogDriver *d, const gchar *path);
+void structured_event_dd_set_peer_verify(LogDriver *d, gboolean verify);
+gboolean structured_event_dd_set_cipher_suite(LogDriver *d, const gchar *list);
+gboolean structured_event_dd_set_ssl_version(LogDriver *d, const gchar *name);
+void structured_event_dd_set_use_system_cert_store(LogDriver *d, gboolean use);
 gboolean structured_event_dd_set_packet_size(LogDriver *d, gint64 size);
 gboolean structured_event_dd_set_max_stream_size(LogDriver *d, gint64 size);
 LogTemplateOptions *structured_event_dd_get_template_options(LogDriver *d);

@@ -94,6 +94,8 @@ STRUCTURED_EVENT_BAD = {
     "port": "70000",
     "transport": "udp",
     "timeout": "0",
+    "url": '"ftp://collector.example"',
+    "tls": 'ca-file("/nonexistent/ca.pem")',
     "create-dirs": "perhaps",
     **FILE_PERM_BAD,
     **SHARED_BAD,
@@ -106,6 +108,8 @@ SE_CONTEXT = {
     "port": 'sink(journal-export) host("127.0.0.1")',
     "transport": 'sink(journal-export) host("127.0.0.1")',
     "timeout": 'sink(journal-export) host("127.0.0.1")',
+    "url": "sink(journal-export)",
+    "tls": 'sink(journal-export) url("https://127.0.0.1")',
 }
 SE_CONTEXT.update({option: 'sink(journal-export) path("/tmp/x.export")'
                    for option in ["create-dirs"] + list(FILE_PERM_BAD)})
