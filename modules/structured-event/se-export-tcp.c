@@ -33,8 +33,9 @@ typedef struct _SeExportTcp
   gint fd;
 } SeExportTcp;
 
-gboolean
-se_export_tcp_wait(gint fd, gshort events, gint64 deadline)
+/* poll() for events on fd until deadline; FALSE with errno set (ETIMEDOUT once the deadline passed) */
+static gboolean
+_wait(gint fd, gshort events, gint64 deadline)
 {
   for (;;)
     {
@@ -63,7 +64,7 @@ _connect_by_deadline(gint fd, const struct sockaddr *addr, socklen_t addr_len, g
 
   if (connect(fd, addr, addr_len) == 0)
     return TRUE;
-  if (errno != EINPROGRESS || !se_export_tcp_wait(fd, POLLOUT, deadline))
+  if (errno != EINPROGRESS || !_wait(fd, POLLOUT, deadline))
     return FALSE;
   if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) < 0)
     return FALSE;
@@ -71,8 +72,9 @@ _connect_by_deadline(gint fd, const struct sockaddr *addr, socklen_t addr_len, g
   return error == 0;
 }
 
-gint
-se_export_tcp_connect(const gchar *host, gint port, gint64 deadline, gchar *reason, gsize reason_size)
+/* a connected non-blocking TCP socket to host:port by deadline, or -1 with the reason */
+static gint
+_connect(const gchar *host, gint port, gint64 deadline, gchar *reason, gsize reason_size)
 {
   struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
   struct addrinfo *res = NULL;
@@ -123,7 +125,7 @@ _open(SeExportTransport *s, gint64 deadline, SeExportResult *result)
   SeExportTcp *self = (SeExportTcp *) s;
 
   _close(s);
-  self->fd = se_export_tcp_connect(self->host, self->port, deadline, result->reason, sizeof(result->reason));
+  self->fd = _connect(self->host, self->port, deadline, result->reason, sizeof(result->reason));
   result->status = self->fd >= 0 ? SE_EXPORT_OK : SE_EXPORT_DOWN;
 }
 

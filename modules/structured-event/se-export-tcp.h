@@ -28,9 +28,5 @@
  */
 SeExportTransport *se_export_tcp_new(const gchar *host, gint port);
 
-/* a connected non-blocking TCP socket to host:port by deadline, or -1 with the reason */
-gint se_export_tcp_connect(const gchar *host, gint port, gint64 deadline, gchar *reason, gsize reason_size);
-/* poll() for events on fd until deadline; FALSE with errno set (ETIMEDOUT once the deadline passed) */
-gboolean se_export_tcp_wait(gint fd, gshort events, gint64 deadline);
 
 #endif

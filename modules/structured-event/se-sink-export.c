@@ -26,6 +26,8 @@
 
 /* a batch is written (or posted) once it holds this much, before batch-lines() */
 #define SE_EXPORT_BATCH_BYTES (1024 * 1024)
+/* distinct failures remembered, each logged once, until the target works again */
+#define SE_EXPORT_DOWN_CAUSES 4
 
 /*
  * The sink: encodes events into the batch buffer and decides, for every
@@ -48,7 +50,10 @@ typedef struct _SeSinkExport
   BatchBuffer buffer;
   gsize buffer_capacity;      /* as made: more means an outlier grew it */
   SeJournalEncoder encoder;
-  gchar down_cause[400];      /* the failure logged last: the same one is not logged again until it clears */
+  /* the failures logged since the target last worked: each is logged once (a failing TLS handshake, for one,
+   * alternates between a few ways libcurl words it) */
+  gchar down_causes[SE_EXPORT_DOWN_CAUSES][400];
+  guint n_down_causes;
   guint downs_not_logged;
 } SeSinkExport;
 
@@ -89,31 +94,42 @@ _deadline(SeSinkExport *self)
 static void
 _log_down(SeSinkExport *self, const gchar *what, const SeExportResult *result, guint entries)
 {
-  gchar cause[sizeof(self->down_cause)];
+  gchar cause[sizeof(self->down_causes[0])];
 
   g_snprintf(cause, sizeof(cause), "%s: %s", what, result->reason);
-  if (strcmp(cause, self->down_cause) == 0)
+  for (guint i = 0; i < self->n_down_causes; i++)
     {
-      self->downs_not_logged++;
-      msg_debug("structured-event(): the same failure again", se_sink_dest_tags(&self->super),
-                evt_tag_str("target", self->transport->target(self->transport)), evt_tag_str("error", result->reason));
-      return;
+      if (strcmp(cause, self->down_causes[i]) == 0)
+        {
+          self->downs_not_logged++;
+          msg_debug("structured-event(): the same failure again", se_sink_dest_tags(&self->super),
+                    evt_tag_str("target", self->transport->target(self->transport)),
+                    evt_tag_str("error", result->reason));
+          return;
+        }
     }
-  g_strlcpy(self->down_cause, cause, sizeof(self->down_cause));
+  /* the oldest cause makes room */
+  if (self->n_down_causes == SE_EXPORT_DOWN_CAUSES)
+    {
+      memmove(self->down_causes[0], self->down_causes[1], sizeof(self->down_causes[0]) * (SE_EXPORT_DOWN_CAUSES - 1));
+      self->n_down_causes--;
+    }
+  g_strlcpy(self->down_causes[self->n_down_causes++], cause, sizeof(self->down_causes[0]));
   msg_error(what, se_sink_dest_tags(&self->super), evt_tag_str("target", self->transport->target(self->transport)),
             evt_tag_str("error", result->reason), evt_tag_int("entries", entries),
-            evt_tag_str("note", "logged once until the cause changes or clears"));
+            evt_tag_str("note", "logged once until the target works again"));
 }
 
 static void
 _log_up(SeSinkExport *self)
 {
-  if (!self->down_cause[0])
+  if (!self->n_down_causes)
     return;
   msg_notice("structured-event(): delivering again", se_sink_dest_tags(&self->super),
              evt_tag_str("target", self->transport->target(self->transport)),
-             evt_tag_str("after", self->down_cause), evt_tag_int("failures_not_logged", self->downs_not_logged));
-  self->down_cause[0] = 0;
+             evt_tag_str("after", self->down_causes[self->n_down_causes - 1]),
+             evt_tag_int("failures_not_logged", self->downs_not_logged));
+  self->n_down_causes = 0;
   self->downs_not_logged = 0;
 }
 
@@ -143,6 +159,17 @@ _close(SeSink *s)
   self->transport->close(self->transport);
 }
 
+/* the target failed: the entries not settled yet wait for time-reopen() */
+static SeSinkResult
+_down(SeSinkExport *self, const SeExportResult *result, guint unsettled)
+{
+  _log_down(self, self->transport->requests
+            ? "structured-event(): no answer to the batch, it is sent again after time-reopen()"
+            : "structured-event(): write failed, will retry after time-reopen()", result, unsettled);
+  self->transport->close(self->transport);
+  return SE_SINK_NOT_CONNECTED;
+}
+
 /* the batch went only partly, or not at all: what reached the target is delivered, the rest comes again */
 static SeSinkResult
 _batch_down(SeSinkExport *self, const SeExportResult *result)
@@ -157,11 +184,7 @@ _batch_down(SeSinkExport *self, const SeExportResult *result)
       && !self->transport->cut_partial(self->transport, result->written, partial, why, sizeof(why)))
     msg_error("structured-event(): a partly written entry is left in the file", se_sink_dest_tags(&self->super),
               evt_tag_str("path", self->transport->target(self->transport)), evt_tag_str("error", why));
-  _log_down(self, self->transport->requests
-            ? "structured-event(): no answer to the batch, it is sent again after time-reopen()"
-            : "structured-event(): write failed, will retry after time-reopen()", result, records - complete);
-  self->transport->close(self->transport);
-  return SE_SINK_NOT_CONNECTED;
+  return _down(self, result, records - complete);
 }
 
 /* the records [first, last) of the batch, one request (first == last: an empty one) */
@@ -209,7 +232,7 @@ _isolate(SeSinkExport *self, const SeExportResult *refusal, gint64 deadline)
           continue;
         }
       if (entry.status == SE_EXPORT_DOWN)
-        return _batch_down(self, &entry);
+        return _down(self, &entry, records - i);
 
       _send_records(self, i + 1, i + 1, deadline, &probe);
       if (probe.status == SE_EXPORT_OK)
@@ -236,7 +259,7 @@ _isolate(SeSinkExport *self, const SeExportResult *refusal, gint64 deadline)
           g_snprintf(reason, sizeof(reason), "the server closes every request without an answer: %s", probe.reason);
           se_export_result_set(&probe, SE_EXPORT_DOWN, reason);
         }
-      return _batch_down(self, &probe);
+      return _down(self, &probe, records - i);
     }
   return SE_SINK_OK;
 }
