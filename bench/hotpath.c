@@ -88,6 +88,11 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 
 #define N_MSGS 4096
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
@@ -785,6 +790,9 @@ typedef struct
   guint64 encoded_bytes;
   gchar *ctf_dir;
   guint64 ctf_events;              /* all repetitions, warm-up included */
+  SeSinkTally tally;               /* what the sink settled */
+  GPid remote_pid;                 /* systemd-journal-remote, the peer of the HTTP(S) rows */
+  gchar *remote_dir;
 } Se;
 
 static gboolean
@@ -834,6 +842,19 @@ se_teardown(Row *self)
   g_free(s->iov);
   g_free(s->path);
   g_free(s->ctf_dir);
+  if (s->remote_pid > 0)
+    {
+      kill(s->remote_pid, SIGTERM);
+      waitpid(s->remote_pid, NULL, 0);
+    }
+  if (s->remote_dir)
+    {
+      gchar *cmd = g_strdup_printf("rm -rf '%s'", s->remote_dir);
+      if (system(cmd) != 0)
+        fprintf(stderr, "hotpath: cannot remove %s\n", s->remote_dir);
+      g_free(cmd);
+    }
+  g_free(s->remote_dir);
   g_free(s);
 }
 
@@ -1076,7 +1097,11 @@ se_journald_setup(Row *self)
     }
   se_setup_common(self);
   s = self->state;
-  s->sink = se_sink_journald_new(drain.path, &s->memfd_sends);
+  s->sink = se_sink_journald_new(&(SeSinkJournaldOptions)
+  {
+    .socket = drain.path, .memfd_sends = &s->memfd_sends
+  });
+  se_sink_tally_attach(s->sink, &s->tally);
   if (!se_sink_open(s->sink))
     {
       self->na = g_strdup("cannot connect to the drained socket");
@@ -1090,19 +1115,19 @@ se_journald_run(Row *self, guint64 n)
 {
   Se *s = self->state;
   SeEvent event;
-  guint delivered;
 
   s->sent_before = __atomic_load_n(&drain.received, __ATOMIC_ACQUIRE);
   drain_arm_capture();
   for (guint64 i = 0; i < n; i++)
     {
+      guint64 before = s->tally.delivered;
       se_event_build(&s->builder, se_msgs[i % N_MSGS], s->seq_num++, &event);
       SeSinkResult r;
-      while ((r = se_sink_emit(s->sink, &event, &delivered)) == SE_SINK_RETRY)
+      while ((r = se_sink_emit(s->sink, &event)) == SE_SINK_RETRY)
         ;
-      if (r != SE_SINK_OK || delivered != 1)
+      if (r != SE_SINK_OK || s->tally.delivered != before + 1)
         {
-          row_fail(self, "emit: %s, delivered %u", se_sink_result_name(r), delivered);
+          row_fail(self, "emit: %s, delivered %u", se_sink_result_name(r), (guint) (s->tally.delivered - before));
           return FALSE;
         }
     }
@@ -1207,6 +1232,7 @@ se_export_file_setup(Row *self)
   append_opener_options_defaults(&options.opener);
   append_opener_options_init(&options.opener, cfg);
   s->sink = se_sink_export_new(&options);
+  se_sink_tally_attach(s->sink, &s->tally);
   log_template_unref(options.path);
   if (!se_sink_open(s->sink))
     {
@@ -1221,16 +1247,15 @@ se_export_file_run(Row *self, guint64 n)
 {
   Se *s = self->state;
   SeEvent event;
-  guint delivered, total = 0;
+  guint64 before = s->tally.delivered;
 
-  /* a CTF stream only ever takes whole packets: it grows over the repetitions instead */
-  if (!s->ctf_dir && truncate(s->path, 0) < 0 && errno != ENOENT)
+  /* a CTF stream only ever takes whole packets: it grows over the repetitions instead; HTTP rows have no file */
+  if (s->path && truncate(s->path, 0) < 0 && errno != ENOENT)
     return FALSE;
   for (guint64 i = 0; i < n; i++)
     {
       se_event_build(&s->builder, se_msgs[i % N_MSGS], s->seq_num++, &event);
-      SeSinkResult r = se_sink_emit(s->sink, &event, &delivered);
-      total += delivered;
+      SeSinkResult r = se_sink_emit(s->sink, &event);
       if (r != SE_SINK_OK)
         {
           row_fail(self, "emit: %s", se_sink_result_name(r));
@@ -1239,16 +1264,15 @@ se_export_file_run(Row *self, guint64 n)
       /* as the worker does at batch-lines() */
       if (se_sink_pending(s->sink) >= 100)
         {
-          if (se_sink_flush(s->sink, &delivered) != SE_SINK_OK)
+          if (se_sink_flush(s->sink) != SE_SINK_OK)
             return FALSE;
-          total += delivered;
         }
     }
-  if (se_sink_flush(s->sink, &delivered) != SE_SINK_OK)
+  if (se_sink_flush(s->sink) != SE_SINK_OK)
     return FALSE;
-  total += delivered;
-  if (total != n)
-    row_fail(self, "%u events reported delivered, %" G_GUINT64_FORMAT " emitted", total, n);
+  if (s->tally.delivered - before != n)
+    row_fail(self, "%" G_GUINT64_FORMAT " events reported delivered, %" G_GUINT64_FORMAT " emitted",
+             s->tally.delivered - before, n);
   s->ctf_events += n;
   return TRUE;
 }
@@ -1322,14 +1346,15 @@ se_ctf_setup(Row *self)
     fprintf(stderr, "hotpath: cannot clean %s\n", s->ctf_dir);
   g_free(cmd);
   g_mkdir_with_parents(s->ctf_dir, 0755);
-  options.dir = s->ctf_dir;
-  options.packet_size = SE_DEFAULT_PACKET_SIZE;
-  options.max_stream_size = SE_DEFAULT_MAX_STREAM_SIZE;
+  options.path = log_template_new(cfg, NULL);
+  log_template_compile_literal_string(options.path, s->ctf_dir);
   options.worker_index = 0;
   options.drops_reported = &ctf_drops_reported;
   append_opener_options_defaults(&options.opener);
   append_opener_options_init(&options.opener, cfg);
   s->sink = se_sink_ctf_new(&options);
+  log_template_unref(options.path);
+  se_sink_tally_attach(s->sink, &s->tally);
   if (!se_sink_open(s->sink))
     {
       self->na = g_strdup("cannot open the CTF trace directory");
@@ -1373,6 +1398,168 @@ se_ctf_final_check(Row *self)
 }
 
 /* ------------------------------------------------------------------ the table of rows */
+
+/* ------------------------------------------------------------------ journal-export over HTTP and HTTPS */
+
+#define JOURNAL_REMOTE "/lib/systemd/systemd-journal-remote"
+
+static gboolean
+run_quietly(const gchar *cwd, const gchar *const *argv)
+{
+  gint status = -1;
+
+  return g_spawn_sync(cwd, (gchar **) argv, NULL,
+                      G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                      NULL, NULL, NULL, NULL, &status, NULL) && g_spawn_check_wait_status(status, NULL);
+}
+
+/* a test CA and a certificate for 127.0.0.1 it signed, made with openssl in dir */
+static gboolean
+make_certificates(const gchar *dir)
+{
+  const gchar *ca[] =
+  {
+    "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.crt", "-days", "2",
+    "-subj", "/CN=hotpath CA", "-addext", "basicConstraints=critical,CA:TRUE", NULL
+  };
+  const gchar *csr[] =
+  {
+    "openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+    "-subj", "/CN=127.0.0.1", NULL
+  };
+  const gchar *sign[] =
+  {
+    "openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-set_serial", "2",
+    "-days", "2", "-out", "server.crt", "-extfile", "server.ext", NULL
+  };
+  gchar *ext = g_build_filename(dir, "server.ext", NULL);
+  gboolean ok = g_file_set_contents(ext, "subjectAltName=IP:127.0.0.1\n", -1, NULL)
+                && run_quietly(dir, ca) && run_quietly(dir, csr) && run_quietly(dir, sign);
+
+  g_free(ext);
+  return ok;
+}
+
+/* in the bench's private network namespace the loopback interface starts down */
+static void
+loopback_up(void)
+{
+  struct ifreq ifr = { 0 };
+  gint fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+  g_strlcpy(ifr.ifr_name, "lo", sizeof(ifr.ifr_name));
+  if (fd >= 0 && ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP))
+    {
+      ifr.ifr_flags |= IFF_UP;
+      if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+        fprintf(stderr, "hotpath: cannot bring lo up: %s\n", g_strerror(errno));
+    }
+  if (fd >= 0)
+    close(fd);
+}
+
+static gint
+free_tcp_port(void)
+{
+  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  socklen_t len = sizeof(sa);
+  gint fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
+
+  if (fd >= 0 && bind(fd, (struct sockaddr *) &sa, sizeof(sa)) == 0
+      && getsockname(fd, (struct sockaddr *) &sa, &len) == 0)
+    port = ntohs(sa.sin_port);
+  if (fd >= 0)
+    close(fd);
+  return port;
+}
+
+static gboolean
+tcp_listening(gint port)
+{
+  struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  gint fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  gboolean ok = fd >= 0 && connect(fd, (struct sockaddr *) &sa, sizeof(sa)) == 0;
+
+  if (fd >= 0)
+    close(fd);
+  return ok;
+}
+
+/*
+ * sink(journal-export) url() into systemd-journal-remote on 127.0.0.1, --listen-http or --listen-https
+ * (a certificate of a CA made here): the same batches of 100 as the file row; an event counts once
+ * journal-remote answered 2xx for its batch (after storing it).  The HTTPS row minus the HTTP row is
+ * what TLS costs per event.
+ */
+static gboolean
+se_export_remote_setup(Row *self, gboolean https)
+{
+  SeSinkExportOptions options;
+  Se *s;
+  gint port;
+  gchar *out, *listen, *cert = NULL, *key = NULL;
+
+  if (!g_file_test(JOURNAL_REMOTE, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      self->na = g_strdup("systemd-journal-remote not installed");
+      return FALSE;
+    }
+  se_setup_common(self);
+  s = self->state;
+  if (in_namespace)
+    loopback_up();
+  s->remote_dir = path_for(self, ".remote");
+  g_mkdir_with_parents(s->remote_dir, 0700);
+  if (https && !make_certificates(s->remote_dir))
+    {
+      self->na = g_strdup("openssl could not make the test certificates");
+      return FALSE;
+    }
+  port = free_tcp_port();
+  out = g_strdup_printf("--output=%s/remote.journal", s->remote_dir);
+  listen = g_strdup_printf("--listen-%s=127.0.0.1:%d", https ? "https" : "http", port);
+  cert = g_strdup_printf("--cert=%s/server.crt", s->remote_dir);
+  key = g_strdup_printf("--key=%s/server.key", s->remote_dir);
+  const gchar *argv[] = { JOURNAL_REMOTE, listen, "--split-mode=none", out, https ? cert : NULL, key, NULL };
+  gboolean spawned = g_spawn_async(NULL, (gchar **) argv, NULL,
+                                   G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL | G_SPAWN_STDERR_TO_DEV_NULL,
+                                   NULL, NULL, &s->remote_pid, NULL);
+  g_free(out);
+  g_free(listen);
+  g_free(cert);
+  g_free(key);
+  for (gint i = 0; spawned && i < 1000 && !tcp_listening(port); i++)
+    g_usleep(10000);
+  if (!spawned || !tcp_listening(port))
+    {
+      self->na = g_strdup("systemd-journal-remote does not listen");
+      return FALSE;
+    }
+
+  se_sink_export_options_defaults(&options);
+  options.url = g_strdup_printf("%s://127.0.0.1:%d/upload", https ? "https" : "http", port);
+  if (https)
+    options.tls.ca_file = g_strdup_printf("%s/ca.crt", s->remote_dir);
+  options.template_options = &tpl_options;
+  options.batch_records = 100;     /* structured-event()'s default batch-lines() */
+  append_opener_options_defaults(&options.opener);
+  s->sink = se_sink_export_new(&options);
+  se_sink_tally_attach(s->sink, &s->tally);
+  se_sink_export_options_destroy(&options);
+  return se_sink_open(s->sink);
+}
+
+static gboolean
+se_export_http_setup(Row *self)
+{
+  return se_export_remote_setup(self, FALSE);
+}
+
+static gboolean
+se_export_https_setup(Row *self)
+{
+  return se_export_remote_setup(self, TRUE);
+}
 
 static Row rows[] =
 {
@@ -1441,6 +1628,14 @@ static Row rows[] =
   {
     "sinks", "se-ctf-file", "structured-event sink(ctf) into a trace directory, flush per 100", "stock-json-file",
     se_ctf_setup, se_export_file_run, NULL, se_teardown
+  },
+  {
+    "sinks", "se-export-http", "structured-event sink(journal-export) url(http://) to systemd-journal-remote, "
+    "batch 100", NULL, se_export_http_setup, se_export_file_run, NULL, se_teardown
+  },
+  {
+    "sinks", "se-export-https", "the same over HTTPS (--listen-https, TLS through libcurl/OpenSSL)", "se-export-http",
+    se_export_https_setup, se_export_file_run, NULL, se_teardown
   },
 };
 

@@ -19,22 +19,37 @@
 
 #include <glib.h>
 
+#include <sys/uio.h>
+
 /*
- * Writes a byte range to an fd completely: EINTR and short writes are
- * retried.  When it stops on an error (ENOSPC, EDQUOT, EIO, EFBIG, EBADF,
- * EAGAIN...) it reports exactly how many bytes reached the fd, so the caller
- * can acknowledge the records that were written and resume with the tail of
- * a partly written record.
+ * The one write-everything loop of fastdest: writes bytes to an fd
+ * completely, EINTR and short writes retried.  When it stops on an error
+ * (ENOSPC, EDQUOT, EIO, EFBIG, EBADF, EPIPE, EAGAIN...) it reports exactly
+ * how many bytes reached the fd, so the caller can acknowledge the records
+ * that were written and resume with (or cut off) the tail of a partly
+ * written record.  Three forms: one buffer (write), a gather list (writev),
+ * and a socket (sendmsg with MSG_NOSIGNAL: a closed peer is EPIPE, not
+ * SIGPIPE) that may wait for room until a deadline.
  */
 typedef struct _BatchWriteResult
 {
   gsize written;
   gint error;                  /* 0 when everything was written */
-  guint syscalls;              /* write() calls made */
+  guint syscalls;              /* write/writev/sendmsg calls made */
 } BatchWriteResult;
 
 /* TRUE when all len bytes were written */
 gboolean batch_writer_write(gint fd, const void *data, gsize len, BatchWriteResult *result);
+/* TRUE when all bytes of iov[0 .. n_iov) were written, in order; iov itself is not changed
+ * (any number of iovecs: they go in chunks of at most IOV_MAX) */
+gboolean batch_writer_writev(gint fd, const struct iovec *iov, guint n_iov, BatchWriteResult *result);
+/*
+ * As batch_writer_writev(), on a socket, with sendmsg(MSG_NOSIGNAL).  On a
+ * non-blocking socket it waits in poll() for room (EAGAIN) until deadline
+ * (g_get_monotonic_time() microseconds), then stops with ETIMEDOUT; with
+ * deadline 0 it does not wait and EAGAIN stops it.
+ */
+gboolean batch_writer_send(gint fd, const struct iovec *iov, guint n_iov, gint64 deadline, BatchWriteResult *result);
 /* fdatasync(); FALSE with errno set on failure */
 gboolean batch_writer_sync(gint fd);
 

@@ -246,11 +246,31 @@ _move_aside(const gchar *dir, const FilePermOptions *perms, gchar *moved_to, gsi
   return ok;
 }
 
+/*
+ * A new file of ours at tmp, never an existing one: the directory may be
+ * writable by others, who could plant a symlink at the name so that we
+ * write, chown and chmod its target.  O_EXCL refuses any existing name
+ * (a symlink included, O_NOFOLLOW says so twice); a leftover name is
+ * unlinked (the name itself, never a link's target) and tried once more.
+ */
+static gint
+_create_new(const gchar *tmp, mode_t mode)
+{
+  for (gint attempt = 0; attempt < 2; attempt++)
+    {
+      gint fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+
+      if (fd >= 0 || errno != EEXIST || unlink(tmp) < 0)
+        return fd;
+    }
+  return -1;
+}
+
 static gboolean
 _write_atomically(const gchar *dir, const gchar *path, const FilePermOptions *perms)
 {
   gchar *tmp = g_strdup_printf("%s/.%s.tmp-%d", dir, SE_CTF_METADATA_NAME, (gint) getpid());
-  gint fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, perms->file_perm >= 0 ? perms->file_perm : 0600);
+  gint fd = _create_new(tmp, perms->file_perm >= 0 ? perms->file_perm : 0600);
   gsize left = sizeof(metadata_text) - 1;
   const gchar *p = metadata_text;
   gboolean ok = fd >= 0;

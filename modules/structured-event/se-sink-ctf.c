@@ -28,9 +28,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* drops_reported before the first sink of the destination took its baseline */
-#define SE_CTF_DROPS_UNSET G_MAXSIZE
-
 typedef struct _SeSinkCtf
 {
   SeSink super;
@@ -175,11 +172,13 @@ _recover(SeSinkCtf *self)
       gint64 kept = se_sink_ctf_trim_stream(fd);
 
       if (kept < 0)
-        msg_error("structured-event(): cannot trim a partial packet off a CTF stream file", evt_tag_str("path", path),
+        msg_error("structured-event(): cannot trim a partial packet off a CTF stream file", se_sink_dest_tags(&self->super),
+                  evt_tag_str("path", path),
                   evt_tag_error("error"));
       else if (kept != st.st_size)
         msg_warning("structured-event(): removed a partial packet from the end of a CTF stream file "
-                    "(interrupted write of an earlier run; its events were not acknowledged then)",
+                    "(interrupted write of an earlier run, its events were not acknowledged then)",
+                    se_sink_dest_tags(&self->super),
                     evt_tag_str("path", path), evt_tag_long("kept_bytes", kept),
                     evt_tag_long("removed_bytes", st.st_size - kept));
       if (kept == 0)
@@ -213,11 +212,13 @@ _open(SeSink *s)
     {
       errno = error;
       msg_error("structured-event(): cannot write the CTF metadata, will retry after time-reopen()",
+                se_sink_dest_tags(&self->super),
                 evt_tag_str("path", self->dir), evt_tag_error("error"));
       return FALSE;
     }
   if (r == SE_CTF_METADATA_REPLACED)
     msg_warning("structured-event(): the CTF trace directory held a trace of another layout, moved it aside",
+                se_sink_dest_tags(&self->super),
                 evt_tag_str("path", self->dir), evt_tag_str("moved_to", moved_to));
   _recover(self);
   self->ready = TRUE;
@@ -248,14 +249,23 @@ _open_stream(SeSinkCtf *self)
       g_free(self->stream_path);
       self->stream_path = g_strdup_printf("%s/" SE_CTF_STREAM_PREFIX "%d_%u", self->dir, self->options.worker_index,
                                           self->next_index);
-      if (lstat(self->stream_path, &st) < 0 && errno == ENOENT)
+      if (lstat(self->stream_path, &st) == 0)
+        continue;
+      if (errno == ENOENT)
         break;
+      /* ENOTDIR, EACCES, ELOOP...: the trace directory is unusable, not this name */
+      msg_error("structured-event(): cannot look for a free CTF stream file name, will retry after time-reopen()",
+                se_sink_dest_tags(&self->super), evt_tag_str("path", self->stream_path), evt_tag_error("error"));
+      g_free(self->stream_path);
+      self->stream_path = NULL;
+      return FALSE;
     }
   r = append_opener_open(&self->options.opener, self->stream_path, &opened, &error);
   if (r != APPEND_OPEN_SUCCESS)
     {
       errno = error;
       msg_error("structured-event(): cannot open a CTF stream file, will retry after time-reopen()",
+                se_sink_dest_tags(&self->super),
                 evt_tag_str("path", self->stream_path), evt_tag_str("reason", append_open_result_name(r)),
                 evt_tag_error("error"));
       g_free(self->stream_path);
@@ -271,7 +281,7 @@ _open_stream(SeSinkCtf *self)
 }
 
 static SeSinkResult
-_write_packet(SeSinkCtf *self, guint *delivered)
+_write_packet(SeSinkCtf *self)
 {
   SeCtfPacket *packet = &self->packet;
   gsize bytes = se_ctf_packet_padded_len(packet);
@@ -281,7 +291,7 @@ _write_packet(SeSinkCtf *self, guint *delivered)
   if (packet->n_events == 0)
     return SE_SINK_OK;
 
-  if (self->fd >= 0 && self->stream_bytes > 0 && self->stream_bytes + bytes > self->options.max_stream_size)
+  if (self->fd >= 0 && self->stream_bytes > 0 && self->stream_bytes + bytes > (guint64) self->options.max_stream_size)
     _close_stream(self);
   if (self->fd < 0 && !_open_stream(self))
     {
@@ -294,7 +304,7 @@ _write_packet(SeSinkCtf *self, guint *delivered)
   se_ctf_packet_finish(packet, self->seq_num, self->stream_discarded);
   if (batch_writer_write(self->fd, packet->data, bytes, &res))
     {
-      *delivered += packet->n_events;
+      se_sink_delivered(&self->super, packet->n_events);
       self->stream_bytes += bytes;
       self->seq_num++;
       se_ctf_packet_reset(packet);
@@ -303,12 +313,14 @@ _write_packet(SeSinkCtf *self, guint *delivered)
 
   /* keep the stream whole packets only: cut the partial one off */
   if (res.written && ftruncate(self->fd, self->stream_bytes) < 0)
-    msg_error("structured-event(): cannot remove a partly written CTF packet", evt_tag_str("path", self->stream_path),
+    msg_error("structured-event(): cannot remove a partly written CTF packet", se_sink_dest_tags(&self->super),
+              evt_tag_str("path", self->stream_path),
               evt_tag_error("error"));
   self->stream_discarded -= drops;
   _give_back_drops(self, drops);
   errno = res.error;
   msg_error("structured-event(): writing a CTF packet failed, will retry after time-reopen()",
+            se_sink_dest_tags(&self->super),
             evt_tag_str("path", self->stream_path), evt_tag_error("error"),
             evt_tag_int("unwritten_events", packet->n_events));
   if (self->stream_bytes == 0)
@@ -318,17 +330,26 @@ _write_packet(SeSinkCtf *self, guint *delivered)
   return SE_SINK_NOT_CONNECTED;
 }
 
+/* the packet holds no event: this one is the oldest not settled, and it alone is dropped */
 static SeSinkResult
-_too_large(SeSinkCtf *self)
+_too_large(SeSinkCtf *self, const SeEvent *event)
 {
-  msg_error("structured-event(): event does not fit in a CTF packet, dropped (counted in events_discarded); "
-            "raise packet-size()", evt_tag_str("path", self->dir),
-            evt_tag_long("packet_size", self->options.packet_size));
-  return SE_SINK_DROP;
+  guint not_logged;
+  gsize size = 0;
+
+  for (guint i = 0; i < event->n_fields; i++)
+    size += event->fields[i].name_len + event->fields[i].value_len;
+  if (se_sink_drop_event(&self->super, &not_logged))
+    msg_error("structured-event(): event does not fit in a CTF packet, dropped (counted in events_discarded), "
+              "raise packet-size() (logged at most once every 10 seconds)",
+              se_sink_dest_tags(&self->super), evt_tag_str("path", self->dir),
+              evt_tag_long("packet_size", self->options.packet_size),
+              evt_tag_long("fields_size", size), evt_tag_int("dropped_unlogged", not_logged));
+  return SE_SINK_OK;
 }
 
 static SeSinkResult
-_emit(SeSink *s, const SeEvent *event, guint *delivered)
+_emit(SeSink *s, const SeEvent *event)
 {
   SeSinkCtf *self = (SeSinkCtf *) s;
   guint64 ts = MAX(_now_ns(), self->last_ts);
@@ -340,21 +361,21 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
       SeSinkResult result;
 
       if (self->packet.n_events == 0)
-        return _too_large(self);
-      result = _write_packet(self, delivered);
+        return _too_large(self, event);
+      result = _write_packet(self);
       if (result != SE_SINK_OK)
         return result;
       if (!se_ctf_packet_append(&self->packet, ts, event))
-        return _too_large(self);
+        return _too_large(self, event);
     }
   self->last_ts = ts;
   return SE_SINK_OK;
 }
 
 static SeSinkResult
-_flush(SeSink *s, guint *delivered)
+_flush(SeSink *s)
 {
-  return _write_packet((SeSinkCtf *) s, delivered);
+  return _write_packet((SeSinkCtf *) s);
 }
 
 static void
@@ -383,6 +404,18 @@ _free(SeSink *s)
   g_free(self);
 }
 
+static gint64
+_packet_size(const SeSinkCtfOptions *self)
+{
+  return self->packet_size ? self->packet_size : SE_CTF_DEFAULT_PACKET_SIZE;
+}
+
+static gint64
+_max_stream_size(const SeSinkCtfOptions *self)
+{
+  return self->max_stream_size ? self->max_stream_size : SE_CTF_DEFAULT_MAX_STREAM_SIZE;
+}
+
 SeSink *
 se_sink_ctf_new(const SeSinkCtfOptions *options)
 {
@@ -396,84 +429,59 @@ se_sink_ctf_new(const SeSinkCtfOptions *options)
   self->super.pending = _pending;
   self->super.free_fn = _free;
   self->options = *options;
-  self->dir = g_strdup(options->dir);
-  self->options.dir = self->dir;
+  self->options.path = NULL;
+  self->options.packet_size = _packet_size(options);
+  self->options.max_stream_size = _max_stream_size(options);
+  self->dir = g_strdup(options->path->template);
   self->fd = -1;
-  se_ctf_packet_init(&self->packet, options->packet_size);
+  se_ctf_packet_init(&self->packet, self->options.packet_size);
   return &self->super;
 }
 
-static gint
-_packet_size(StructuredEventDriver *owner)
+void
+se_sink_ctf_options_destroy(SeSinkCtfOptions *self)
 {
-  return owner->packet_size ? owner->packet_size : SE_DEFAULT_PACKET_SIZE;
+  log_template_unref(self->path);
+  self->path = NULL;
 }
 
-static gint64
-_max_stream_size(StructuredEventDriver *owner)
+gboolean
+se_sink_ctf_packet_size_is_valid(gint64 size)
 {
-  return owner->max_stream_size ? owner->max_stream_size : SE_DEFAULT_MAX_STREAM_SIZE;
+  return se_ctf_packet_size_is_valid(size);
 }
 
-static gboolean
-_check_options(StructuredEventDriver *owner, GError **error)
+gboolean
+se_sink_ctf_max_stream_size_is_valid(gint64 size)
 {
-  const gchar *other = owner->socket ? "socket()" : owner->namespace_ ? "namespace()" : owner->host ? "host()"
-                       : owner->port ? "port()" : NULL;
+  return size >= SE_CTF_PACKET_SIZE_MIN;
+}
 
-  if (other)
+gboolean
+se_sink_ctf_check_options(const SeSinkCtfOptions *self, GError **error)
+{
+  if (!self->path)
     {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "%s cannot be used with sink(ctf), which writes a trace "
-                  "directory given by path()", other);
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "sink(ctf) needs path(), the trace directory");
       return FALSE;
     }
-  if (!owner->path)
+  if (!log_template_is_literal_string(self->path) || !self->path->template[0])
     {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "sink(ctf) needs path(), the trace directory");
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "path(%s): the trace directory of sink(ctf) must be a fixed "
+                  "path, without macros", self->path->template);
       return FALSE;
     }
-  if (!log_template_is_literal_string(owner->path) || !owner->path->template[0])
+  if (_max_stream_size(self) < _packet_size(self))
     {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "path(%s): the trace directory of sink(ctf) must be a fixed "
-                  "path, without macros", owner->path->template);
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "max-stream-size(%" G_GINT64_FORMAT ") must not be smaller "
+                  "than packet-size(%" G_GINT64_FORMAT ")", _max_stream_size(self), _packet_size(self));
       return FALSE;
     }
-  if (_max_stream_size(owner) < _packet_size(owner))
-    {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "max-stream-size(%" G_GINT64_FORMAT ") must not be smaller "
-                  "than packet-size(%d)", _max_stream_size(owner), _packet_size(owner));
-      return FALSE;
-    }
-  /* types are native in CTF: no SNG_FIELD_TYPES field to build */
-  owner->type_hints = FALSE;
   return TRUE;
 }
 
-static void
-_format_instance(StructuredEventDriver *owner, gchar *buf, gsize size)
+void
+se_sink_ctf_format_instance(const SeSinkCtfOptions *self, gchar *buf, gsize size)
 {
-  g_snprintf(buf, size, "structured-event,ctf,%s", owner->path->template);
+  g_snprintf(buf, size, "structured-event,ctf,%s", self->path->template);
 }
-
-static SeSink *
-_construct(StructuredEventDriver *owner, gint worker_index)
-{
-  SeSinkCtfOptions options = { 0 };
-
-  options.dir = owner->path->template;
-  options.packet_size = _packet_size(owner);
-  options.max_stream_size = _max_stream_size(owner);
-  options.worker_index = worker_index;
-  options.dropped = &owner->super.dropped_messages;
-  options.drops_reported = &owner->ctf_drops_reported;
-  options.opener = owner->opener_options;
-  return se_sink_ctf_new(&options);
-}
-
-const SeSinkClass se_sink_ctf_class =
-{
-  .name = "ctf",
-  .check_options = _check_options,
-  .format_instance = _format_instance,
-  .construct = _construct,
-};

@@ -17,9 +17,10 @@
 #ifndef SE_SINK_CTF_H_INCLUDED
 #define SE_SINK_CTF_H_INCLUDED
 
-#include "structured-event.h"
+#include "se-sink.h"
 #include "append-opener.h"
 #include "stats/stats-counter.h"
+#include "template/templates.h"
 
 /*
  * sink(ctf): a CTF 1.8 trace directory (path()): the metadata
@@ -41,20 +42,34 @@
  * Loss is visible in the trace: events_discarded of each packet is the
  * stream's running count of the messages the destination dropped (its
  * "dropped" counter: queue overflow, retries exhausted, or an event too
- * large for packet-size(), which is dropped), so babeltrace2 reports them.
+ * large for packet-size(), which is dropped alone), so babeltrace2
+ * reports them.
  */
-extern const SeSinkClass se_sink_ctf_class;
+#define SE_CTF_DEFAULT_PACKET_SIZE 65536
+#define SE_CTF_DEFAULT_MAX_STREAM_SIZE G_GINT64_CONSTANT(1073741824)
+/* drops_reported before the first sink of the destination took its baseline */
+#define SE_CTF_DROPS_UNSET G_MAXSIZE
 
 typedef struct _SeSinkCtfOptions
 {
-  const gchar *dir;
-  gsize packet_size;
-  guint64 max_stream_size;
+  /* the configuration; 0 or NULL: unset (the default) */
+  LogTemplate *path;              /* the trace directory: a literal path */
+  gint64 packet_size;
+  gint64 max_stream_size;
+  /* filled in by the owner before a sink is made */
   gint worker_index;
   AppendOpenerOptions opener;
   StatsCounterItem **dropped;     /* the destination's dropped counter, may be NULL */
-  gsize *drops_reported;          /* drops already put in a packet, shared by the workers */
+  gsize *drops_reported;          /* drops already put in a packet, shared by the workers; SE_CTF_DROPS_UNSET at first */
 } SeSinkCtfOptions;
+
+void se_sink_ctf_options_destroy(SeSinkCtfOptions *self);
+/* packet-size(): a multiple of 8 within [4096, 256 MiB]; max-stream-size(): at least 4096 */
+gboolean se_sink_ctf_packet_size_is_valid(gint64 size);
+gboolean se_sink_ctf_max_stream_size_is_valid(gint64 size);
+gboolean se_sink_ctf_check_options(const SeSinkCtfOptions *self, GError **error);
+/* "structured-event,ctf,<dir>" for stats and persist names */
+void se_sink_ctf_format_instance(const SeSinkCtfOptions *self, gchar *buf, gsize size);
 
 SeSink *se_sink_ctf_new(const SeSinkCtfOptions *options);
 

@@ -15,126 +15,138 @@
  * with this program; if not, see <https://www.gnu.org/licenses/>.
  */
 #include "se-sink-export.h"
+#include "se-export-file.h"
+#include "se-export-tcp.h"
+#include "se-export-curl.h"
 #include "se-journal-encoder.h"
-#include "se-export-http.h"
 #include "batch-buffer.h"
-#include "batch-writer.h"
 #include "messages.h"
 
-#include <errno.h>
-#include <netdb.h>
-#include <poll.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
-#include <unistd.h>
 
-/* a peer that stops reading makes write() fail after this, and we reconnect */
-#define SE_EXPORT_SEND_TIMEOUT_SEC 30
-/* transport(http): a request not answered within this is resent after reconnecting */
-#define SE_EXPORT_RESPONSE_TIMEOUT_SEC 30
-/* transport(http): a server that keeps closing fresh connections after reading a
- * whole request without answering (journal-remote does that on an entry it
- * refuses) gets the batch counted as an error from then on: retries(), then dropped */
-#define SE_EXPORT_MAX_UNANSWERED 3
+/* a batch is written (or posted) once it holds this much, before batch-lines() */
+#define SE_EXPORT_BATCH_BYTES (1024 * 1024)
+/* distinct failures remembered, each logged once, until the target works again */
+#define SE_EXPORT_DOWN_CAUSES 4
 
+/*
+ * The sink: encodes events into the batch buffer and decides, for every
+ * transport alike, what becomes of them when the transport reports what
+ * became of the bytes: the retry policy of sink(journal-export).
+ *
+ * - OK: the batch is delivered.
+ * - DOWN (the disk, the connection, the peer, timeout()): the whole
+ *   entries that reached the target are delivered, a partly written one is
+ *   cut off a file again, the rest wait for time-reopen() (NOT_CONNECTED).
+ *   The cause is logged once, until it clears.
+ * - REFUSED or CLOSED_ON (requests): see _isolate().
+ * - BAD_NAME (file): the event whose name it is is dropped alone.
+ */
 typedef struct _SeSinkExport
 {
   SeSink super;
   SeSinkExportOptions options;
-  gchar *host;
+  SeExportTransport *transport;
   BatchBuffer buffer;
+  gsize buffer_capacity;      /* as made: more means an outlier grew it */
   SeJournalEncoder encoder;
-  GString *next_path;
-  GString *cur_path;
-  gint fd;
-  guint requests_on_fd;       /* transport(http): answered requests on this connection */
-  guint unanswered;           /* transport(http): see SE_EXPORT_MAX_UNANSWERED */
-  SeHttpResponse response;
+  /* the failures logged since the target last worked: each is logged once (a failing TLS handshake, for one,
+   * alternates between a few ways libcurl words it) */
+  gchar down_causes[SE_EXPORT_DOWN_CAUSES][400];
+  guint n_down_causes;
+  guint downs_not_logged;
 } SeSinkExport;
 
-static gboolean
-_is_file(SeSinkExport *self)
+/*
+ * The batch buffer holds at most SE_EXPORT_BATCH_BYTES (a batch goes out
+ * earlier when the next entry would not fit) plus one entry.  An entry
+ * larger than that grows it; once its batch went out the buffer is made
+ * anew, so an outlier neither keeps its memory nor skews the average
+ * entry size the buffer sizes itself by.
+ */
+static void
+_init_buffer(SeSinkExport *self)
 {
-  return self->options.path != NULL;
-}
-
-static gboolean
-_is_http(SeSinkExport *self)
-{
-  return !_is_file(self) && self->options.transport == SE_EXPORT_TRANSPORT_HTTP;
-}
-
-static const gchar *
-_target(SeSinkExport *self)
-{
-  return _is_file(self) ? self->cur_path->str : self->host;
+  batch_buffer_init(&self->buffer, MAX(self->options.batch_records, 1), SE_EXPORT_BATCH_BYTES);
+  self->buffer_capacity = batch_buffer_capacity(&self->buffer);
 }
 
 static void
-_close_fd(SeSinkExport *self)
+_reset_buffer(SeSinkExport *self)
 {
-  if (self->fd >= 0)
-    close(self->fd);
-  self->fd = -1;
-  self->requests_on_fd = 0;
-  g_string_truncate(self->cur_path, 0);
+  if (batch_buffer_capacity(&self->buffer) <= self->buffer_capacity)
+    {
+      batch_buffer_reset(&self->buffer);
+      return;
+    }
+  batch_buffer_destroy(&self->buffer);
+  _init_buffer(self);
 }
 
-static gboolean
-_connect_tcp(SeSinkExport *self)
+/* timeout() bounds the time one batch may take on the network, connecting and an isolation included */
+static gint64
+_deadline(SeSinkExport *self)
 {
-  struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
-  struct addrinfo *res = NULL;
-  gchar port[16];
-  gint rc;
+  return g_get_monotonic_time() + (gint64) self->options.timeout * G_USEC_PER_SEC;
+}
 
-  g_snprintf(port, sizeof(port), "%d", self->options.port);
-  rc = getaddrinfo(self->host, port, &hints, &res);
-  if (rc != 0)
-    {
-      msg_error("structured-event(): cannot resolve host()", evt_tag_str("host", self->host),
-                evt_tag_str("error", gai_strerror(rc)));
-      return FALSE;
-    }
-  for (struct addrinfo *ai = res; ai; ai = ai->ai_next)
-    {
-      struct timeval tv = { .tv_sec = SE_EXPORT_SEND_TIMEOUT_SEC };
-      struct timeval rtv = { .tv_sec = SE_EXPORT_RESPONSE_TIMEOUT_SEC };
-      gint fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+/* a failure of the whole target: logged once per cause (what failed and why) until the target works again */
+static void
+_log_down(SeSinkExport *self, const gchar *what, const SeExportResult *result, guint entries)
+{
+  gchar cause[sizeof(self->down_causes[0])];
 
-      if (fd < 0)
-        continue;
-      setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-      setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &rtv, sizeof(rtv));
-      if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+  g_snprintf(cause, sizeof(cause), "%s: %s", what, result->reason);
+  for (guint i = 0; i < self->n_down_causes; i++)
+    {
+      if (strcmp(cause, self->down_causes[i]) == 0)
         {
-          self->fd = fd;
-          break;
+          self->downs_not_logged++;
+          msg_debug("structured-event(): the same failure again", se_sink_dest_tags(&self->super),
+                    evt_tag_str("target", self->transport->target(self->transport)),
+                    evt_tag_str("error", result->reason));
+          return;
         }
-      rc = errno;
-      close(fd);
-      errno = rc;
     }
-  freeaddrinfo(res);
-  if (self->fd < 0)
+  /* the oldest cause makes room */
+  if (self->n_down_causes == SE_EXPORT_DOWN_CAUSES)
     {
-      msg_error("structured-event(): cannot connect to host(), will retry after time-reopen()",
-                evt_tag_str("host", self->host), evt_tag_int("port", self->options.port), evt_tag_error("error"));
-      return FALSE;
+      memmove(self->down_causes[0], self->down_causes[1], sizeof(self->down_causes[0]) * (SE_EXPORT_DOWN_CAUSES - 1));
+      self->n_down_causes--;
     }
-  return TRUE;
+  g_strlcpy(self->down_causes[self->n_down_causes++], cause, sizeof(self->down_causes[0]));
+  msg_error(what, se_sink_dest_tags(&self->super), evt_tag_str("target", self->transport->target(self->transport)),
+            evt_tag_str("error", result->reason), evt_tag_int("entries", entries),
+            evt_tag_str("note", "logged once until the target works again"));
+}
+
+static void
+_log_up(SeSinkExport *self)
+{
+  if (!self->n_down_causes)
+    return;
+  msg_notice("structured-event(): delivering again", se_sink_dest_tags(&self->super),
+             evt_tag_str("target", self->transport->target(self->transport)),
+             evt_tag_str("after", self->down_causes[self->n_down_causes - 1]),
+             evt_tag_int("failures_not_logged", self->downs_not_logged));
+  self->n_down_causes = 0;
+  self->downs_not_logged = 0;
 }
 
 static gboolean
 _open(SeSink *s)
 {
   SeSinkExport *self = (SeSinkExport *) s;
+  SeExportResult result = { 0 };
 
-  /* files are opened when the first event tells which one */
-  if (_is_file(self) || self->fd >= 0)
+  /* files are opened when an event tells which one; a request transport connects when it sends */
+  if (self->transport->select || self->transport->requests || self->transport->is_open(self->transport))
     return TRUE;
-  return _connect_tcp(self);
+  self->transport->open(self->transport, _deadline(self), &result);
+  if (result.status == SE_EXPORT_OK)
+    return TRUE;
+  _log_down(self, "structured-event(): cannot connect to host(), will retry after time-reopen()", &result, 0);
+  return FALSE;
 }
 
 static void
@@ -143,295 +155,196 @@ _close(SeSink *s)
   SeSinkExport *self = (SeSinkExport *) s;
 
   /* whatever is still buffered was not acknowledged: the worker resends it */
-  batch_buffer_reset(&self->buffer);
-  _close_fd(self);
+  _reset_buffer(self);
+  self->transport->close(self->transport);
 }
 
+/* the target failed: the entries not settled yet wait for time-reopen() */
 static SeSinkResult
-_write_batch(SeSinkExport *self, guint *delivered)
+_down(SeSinkExport *self, const SeExportResult *result, guint unsettled)
 {
-  BatchWriteResult res;
-  guint records = batch_buffer_records(&self->buffer);
-  guint complete;
-  gsize partial;
-
-  if (records == 0)
-    return SE_SINK_OK;
-
-  if (batch_writer_write(self->fd, batch_buffer_data(&self->buffer)->str, batch_buffer_len(&self->buffer), &res))
-    {
-      *delivered += records;
-      batch_buffer_reset(&self->buffer);
-      return SE_SINK_OK;
-    }
-
-  complete = batch_buffer_records_in_prefix(&self->buffer, res.written);
-  partial = res.written - batch_buffer_whole_records_end(&self->buffer, res.written);
-  *delivered += complete;
-  if (partial && _is_file(self))
-    {
-      /* keep the file a valid export stream: cut the partial entry off */
-      off_t end = lseek(self->fd, 0, SEEK_END);
-      if (end < 0 || ftruncate(self->fd, end - partial) < 0)
-        msg_error("structured-event(): cannot remove a partly written entry", evt_tag_str("path", _target(self)),
-                  evt_tag_error("error"));
-    }
-  errno = res.error;
-  msg_error("structured-event(): write failed, will retry after time-reopen()",
-            evt_tag_str("target", _target(self)), evt_tag_error("error"),
-            evt_tag_int("written_entries", complete), evt_tag_int("unwritten_entries", records - complete));
-  batch_buffer_reset(&self->buffer);
-  _close_fd(self);
+  _log_down(self, self->transport->requests
+            ? "structured-event(): no answer to the batch, it is sent again after time-reopen()"
+            : "structured-event(): write failed, will retry after time-reopen()", result, unsettled);
+  self->transport->close(self->transport);
   return SE_SINK_NOT_CONNECTED;
 }
 
-/* transport(http) ---------------------------------------------------- */
-
-typedef enum
-{
-  HTTP_ANSWERED,
-  HTTP_SEND_FAILED,            /* the request did not go out whole */
-  HTTP_CLOSED,                 /* sent whole; the peer closed or reset without an answer */
-  HTTP_TIMED_OUT,
-  HTTP_GARBLED,                /* an answer that is not HTTP/1.x */
-} HttpExchange;
-
-/* between requests a server sends nothing: anything readable is its close */
-static gboolean
-_peer_closed(gint fd)
-{
-  struct pollfd pfd = { .fd = fd, .events = POLLIN };
-
-  return poll(&pfd, 1, 0) != 0;
-}
-
-static gboolean
-_send_all(gint fd, struct iovec *iov, gint iovcnt)
-{
-  while (iovcnt > 0)
-    {
-      struct msghdr mh = { .msg_iov = iov, .msg_iovlen = iovcnt };
-      gssize n = sendmsg(fd, &mh, MSG_NOSIGNAL);
-
-      if (n < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          return FALSE;
-        }
-      while (iovcnt > 0 && (gsize) n >= iov->iov_len)
-        {
-          n -= iov->iov_len;
-          iov++;
-          iovcnt--;
-        }
-      if (iovcnt > 0)
-        {
-          iov->iov_base = (guint8 *) iov->iov_base + n;
-          iov->iov_len -= n;
-        }
-    }
-  return TRUE;
-}
-
-static HttpExchange
-_read_response(SeSinkExport *self)
-{
-  SeHttpResponse *response = &self->response;
-
-  se_http_response_reset(response);
-  for (;;)
-    {
-      gsize avail;
-      gchar *space = se_http_response_space(response, &avail);
-      gssize n = recv(self->fd, space, avail, 0);
-      SeHttpParseResult r;
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-        return HTTP_TIMED_OUT;
-      if (n < 0)
-        return response->len ? HTTP_GARBLED : HTTP_CLOSED;
-
-      r = n ? se_http_response_feed(response, n) : se_http_response_eof(response);
-      if (r == SE_HTTP_PARSE_DONE)
-        return HTTP_ANSWERED;
-      if (r == SE_HTTP_PARSE_INVALID)
-        {
-          errno = n == 0 ? 0 : EPROTO;
-          return n == 0 && response->len == 0 ? HTTP_CLOSED : HTTP_GARBLED;
-        }
-    }
-}
-
-/* one request with the whole batch, and its answer */
-static HttpExchange
-_exchange(SeSinkExport *self)
-{
-  gchar head[SE_HTTP_REQUEST_HEADER_MAX];
-  struct iovec iov[2];
-
-  iov[0].iov_base = head;
-  iov[0].iov_len = se_http_format_request(head, sizeof(head), self->host, self->options.port,
-                                          batch_buffer_len(&self->buffer));
-  iov[1].iov_base = batch_buffer_data(&self->buffer)->str;
-  iov[1].iov_len = batch_buffer_len(&self->buffer);
-  g_assert(iov[0].iov_len > 0);
-
-  if (!_send_all(self->fd, iov, 2))
-    {
-      /* a server refusing the request early answers and closes: read that answer */
-      gint error = errno;
-      if ((error == EPIPE || error == ECONNRESET) && _read_response(self) == HTTP_ANSWERED)
-        return HTTP_ANSWERED;
-      errno = error;
-      return HTTP_SEND_FAILED;
-    }
-  return _read_response(self);
-}
-
-static void
-_log_rejected(SeSinkExport *self, guint records)
-{
-  gsize body_len;
-  const gchar *body = se_http_response_body(&self->response, &body_len);
-
-  /* the body is the server's reason: journal-remote answers one line of text */
-  while (body_len && (body[body_len - 1] == '\n' || body[body_len - 1] == '\r'))
-    body_len--;
-  msg_error("structured-event(): the server refused the batch, will retry after time-reopen() "
-            "and drop it after retries()",
-            evt_tag_str("host", self->host), evt_tag_int("port", self->options.port),
-            evt_tag_int("status", self->response.status),
-            evt_tag_printf("body", "%.*s", (gint) MIN(body_len, 256), body),
-            evt_tag_int("entries", records));
-}
-
+/* the batch went only partly, or not at all: what reached the target is delivered, the rest comes again */
 static SeSinkResult
-_post_batch(SeSinkExport *self, guint *delivered)
+_batch_down(SeSinkExport *self, const SeExportResult *result)
 {
   guint records = batch_buffer_records(&self->buffer);
-  SeSinkResult result = SE_SINK_NOT_CONNECTED;
-  HttpExchange x = HTTP_CLOSED;
-  gboolean reused = FALSE;
-  gint error = 0;
+  guint complete = batch_buffer_records_in_prefix(&self->buffer, result->written);
+  gsize partial = result->written - batch_buffer_whole_records_end(&self->buffer, result->written);
+  gchar why[300];
+
+  se_sink_delivered(&self->super, complete);
+  if (partial && self->transport->cut_partial
+      && !self->transport->cut_partial(self->transport, result->written, partial, why, sizeof(why)))
+    msg_error("structured-event(): a partly written entry is left in the file", se_sink_dest_tags(&self->super),
+              evt_tag_str("path", self->transport->target(self->transport)), evt_tag_str("error", why));
+  return _down(self, result, records - complete);
+}
+
+/* the records [first, last) of the batch, one request (first == last: an empty one) */
+static void
+_send_records(SeSinkExport *self, guint first, guint last, gint64 deadline, SeExportResult *result)
+{
+  const BatchBuffer *b = &self->buffer;
+  gsize from = first ? b->record_ends[first - 1] : 0;
+  gsize to = last ? b->record_ends[last - 1] : 0;
+
+  memset(result, 0, sizeof(*result));
+  self->transport->send(self->transport, batch_buffer_data(&self->buffer)->str + from, MAX(from, to) - from,
+                        deadline, result);
+}
+
+/*
+ * The server refused a batch (or closed on it without an answer, as
+ * journal-remote does on an entry it cannot take): an entry of it may be
+ * the cause, and it alone must not hold the others.  The entries go one
+ * request each; one refused on its own is dropped when an empty request
+ * right after it is accepted (the server takes requests, just not this
+ * entry).  When even that is refused, the server refuses everything: the
+ * entries not settled yet are an error (retried up to retries(), then
+ * dropped), or, without an answer, they wait for time-reopen().  Entries
+ * the server stored from the refused batch before the one it refused are
+ * sent again: duplicates only within that batch.
+ */
+static SeSinkResult
+_isolate(SeSinkExport *self, const SeExportResult *refusal, gint64 deadline)
+{
+  guint records = batch_buffer_records(&self->buffer);
+  SeExportResult entry, probe;
+  guint not_logged;
+
+  msg_warning("structured-event(): the server refused a batch, sending its entries one at a time "
+              "to find the ones it refuses", se_sink_dest_tags(&self->super),
+              evt_tag_str("target", self->transport->target(self->transport)),
+              evt_tag_str("answer", refusal->reason), evt_tag_int("entries", records));
+  for (guint i = 0; i < records; i++)
+    {
+      _send_records(self, i, i + 1, deadline, &entry);
+      if (entry.status == SE_EXPORT_OK)
+        {
+          se_sink_delivered(&self->super, 1);
+          continue;
+        }
+      if (entry.status == SE_EXPORT_DOWN)
+        return _down(self, &entry, records - i);
+
+      _send_records(self, i + 1, i + 1, deadline, &probe);
+      if (probe.status == SE_EXPORT_OK)
+        {
+          if (se_sink_drop_event(&self->super, &not_logged))
+            msg_error("structured-event(): the server refuses this entry on its own and takes others, "
+                      "entry dropped (logged at most once every 10 seconds, see the dropped counter)",
+                      se_sink_dest_tags(&self->super), evt_tag_str("target", self->transport->target(self->transport)),
+                      evt_tag_str("answer", entry.reason), evt_tag_int("dropped_unlogged", not_logged));
+          continue;
+        }
+      if (probe.status == SE_EXPORT_REFUSED)
+        {
+          msg_error("structured-event(): the server refuses every request, will retry after time-reopen() "
+                    "and drop the entries after retries()", se_sink_dest_tags(&self->super),
+                    evt_tag_str("target", self->transport->target(self->transport)),
+                    evt_tag_str("answer", probe.reason), evt_tag_int("entries", records - i));
+          return SE_SINK_ERROR;
+        }
+      if (probe.status == SE_EXPORT_CLOSED_ON)
+        {
+          gchar reason[sizeof(probe.reason)];
+
+          g_snprintf(reason, sizeof(reason), "the server closes every request without an answer: %s", probe.reason);
+          se_export_result_set(&probe, SE_EXPORT_DOWN, reason);
+        }
+      return _down(self, &probe, records - i);
+    }
+  return SE_SINK_OK;
+}
+
+/* the batch goes out: written, posted */
+static SeSinkResult
+_send_batch(SeSinkExport *self)
+{
+  guint records = batch_buffer_records(&self->buffer);
+  gint64 deadline = _deadline(self);
+  SeSinkResult result = SE_SINK_OK;
+  SeExportResult sent;
 
   if (records == 0)
     return SE_SINK_OK;
 
-  /* a kept-alive connection the server closed meanwhile is replaced at once:
-   * no reason to wait for time-reopen() */
-  for (gint attempt = 0; attempt < 2; attempt++)
+  _send_records(self, 0, records, deadline, &sent);
+  switch (sent.status)
     {
-      if (self->fd >= 0 && _peer_closed(self->fd))
-        _close_fd(self);
-      if (self->fd < 0 && !_connect_tcp(self))
+    case SE_EXPORT_OK:
+      se_sink_delivered(&self->super, records);
+      _log_up(self);
+      break;
+    case SE_EXPORT_REFUSED:
+    case SE_EXPORT_CLOSED_ON:
+      if (self->transport->requests)
         {
-          batch_buffer_reset(&self->buffer);
-          return SE_SINK_NOT_CONNECTED;
+          result = _isolate(self, &sent, deadline);
+          break;
         }
-      reused = self->requests_on_fd > 0;
-      x = _exchange(self);
-      if (x == HTTP_ANSWERED)
-        break;
-      error = errno;
-      _close_fd(self);
-      if (!reused || (x != HTTP_CLOSED && x != HTTP_SEND_FAILED))
-        break;
-      msg_warning("structured-event(): the kept-alive connection was lost before the answer, "
-                  "sending the batch again on a new one",
-                  evt_tag_str("host", self->host), evt_tag_int("port", self->options.port),
-                  evt_tag_str("error", error ? g_strerror(error) : "closed by the peer"),
-                  evt_tag_int("entries", records));
+    /* fall through */
+    default:
+      result = _batch_down(self, &sent);
+      break;
     }
-
-  if (x == HTTP_ANSWERED)
-    {
-      self->unanswered = 0;
-      self->requests_on_fd++;
-      if (se_http_response_is_success(&self->response))
-        {
-          *delivered += records;
-          result = SE_SINK_OK;
-        }
-      else
-        {
-          _log_rejected(self, records);
-          result = SE_SINK_ERROR;
-        }
-      if (self->response.must_close)
-        _close_fd(self);
-    }
-  else
-    {
-      if (x == HTTP_CLOSED && !reused)
-        self->unanswered++;
-      result = self->unanswered >= SE_EXPORT_MAX_UNANSWERED ? SE_SINK_ERROR : SE_SINK_NOT_CONNECTED;
-      msg_error(result == SE_SINK_ERROR
-                ? "structured-event(): no answer to the batch, again on a new connection: counted as an error, "
-                "retried up to retries(), then dropped"
-                : "structured-event(): no answer to the batch, it is sent again after reconnecting",
-                evt_tag_str("host", self->host), evt_tag_int("port", self->options.port),
-                evt_tag_str("reason", x == HTTP_TIMED_OUT ? "timeout" : x == HTTP_GARBLED ? "not an HTTP answer"
-                            : x == HTTP_SEND_FAILED ? "send failed" : "connection closed"),
-                evt_tag_str("error", error ? g_strerror(error) : "closed by the peer"),
-                evt_tag_int("entries", records),
-                evt_tag_int("closed_without_answer", self->unanswered));
-    }
-  batch_buffer_reset(&self->buffer);
+  _reset_buffer(self);
   return result;
 }
 
+/* file: the event's file differs from the open one: the batch goes to the open one first, then this one opens */
 static SeSinkResult
-_switch_file(SeSinkExport *self, guint *delivered)
+_switch_file(SeSinkExport *self, gboolean *event_dropped)
 {
-  AppendOpenedFile opened;
-  AppendOpenResult r;
-  SeSinkResult result;
-  gint error = 0;
+  SeSinkResult result = _send_batch(self);
+  SeExportResult opened = { 0 };
+  guint not_logged;
 
-  /* one batch goes to one file */
-  result = _write_batch(self, delivered);
   if (result != SE_SINK_OK)
     return result;
-  _close_fd(self);
-
-  r = append_opener_open(&self->options.opener, self->next_path->str, &opened, &error);
-  if (r == APPEND_OPEN_SUCCESS)
+  self->transport->open(self->transport, _deadline(self), &opened);
+  if (opened.status == SE_EXPORT_OK)
+    return SE_SINK_OK;
+  if (opened.status != SE_EXPORT_BAD_NAME)
     {
-      self->fd = opened.fd;
-      g_string_assign(self->cur_path, self->next_path->str);
-      return SE_SINK_OK;
+      _log_down(self, "structured-event(): cannot open path(), will retry after time-reopen()", &opened, 1);
+      return SE_SINK_NOT_CONNECTED;
     }
-  errno = error;
-  msg_error("structured-event(): cannot open path()", evt_tag_str("path", self->next_path->str),
-            evt_tag_str("reason", append_open_result_name(r)), evt_tag_error("error"));
-  return r == APPEND_OPEN_ERROR || r == APPEND_OPEN_BAD_NAME ? SE_SINK_NOT_CONNECTED : SE_SINK_DROP;
+  /* the batch went out above: this event is the oldest one not settled */
+  if (se_sink_drop_event(&self->super, &not_logged))
+    msg_error("structured-event(): cannot open path(), message dropped, messages for other files go on "
+              "(logged at most once every 10 seconds, see the dropped counter)",
+              se_sink_dest_tags(&self->super), evt_tag_str("path", self->transport->target(self->transport)),
+              evt_tag_str("error", opened.reason), evt_tag_int("dropped_unlogged", not_logged));
+  *event_dropped = TRUE;
+  return SE_SINK_OK;
 }
 
 static SeSinkResult
-_emit(SeSink *s, const SeEvent *event, guint *delivered)
+_emit(SeSink *s, const SeEvent *event)
 {
   SeSinkExport *self = (SeSinkExport *) s;
+  SeExportTransport *transport = self->transport;
   gchar realtime[32];
   SeField extra[2];
   guint n_extra = 0;
   GString *data;
 
-  if (_is_file(self))
+  if (transport->select && transport->select(transport, event))
     {
-      LogTemplateEvalOptions eval = { self->options.template_options, LTZ_LOCAL, 0, NULL, LM_VT_STRING };
-
-      log_template_format(self->options.path, event->msg, &eval, self->next_path);
-      if (self->fd < 0 || strcmp(self->next_path->str, self->cur_path->str) != 0)
-        {
-          SeSinkResult result = _switch_file(self, delivered);
-          if (result != SE_SINK_OK)
-            return result;
-        }
+      gboolean dropped = FALSE;
+      SeSinkResult result = _switch_file(self, &dropped);
+      if (result != SE_SINK_OK || dropped)
+        return result;
     }
-  else if (self->fd < 0 && !_is_http(self))
+  else if (!transport->select && !transport->requests && !transport->is_open(transport))
     return SE_SINK_NOT_CONNECTED;
 
   extra[n_extra++] = (SeField)
@@ -453,24 +366,14 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
   batch_buffer_end_record(&self->buffer);
 
   if (batch_buffer_is_full(&self->buffer))
-    return _is_http(self) ? _post_batch(self, delivered) : _write_batch(self, delivered);
+    return _send_batch(self);
   return SE_SINK_OK;
 }
 
 static SeSinkResult
-_flush(SeSink *s, guint *delivered)
+_flush(SeSink *s)
 {
-  SeSinkExport *self = (SeSinkExport *) s;
-
-  if (_is_http(self))
-    return _post_batch(self, delivered);
-  if (self->fd < 0)
-    {
-      guint records = batch_buffer_records(&self->buffer);
-      batch_buffer_reset(&self->buffer);
-      return records ? SE_SINK_NOT_CONNECTED : SE_SINK_OK;
-    }
-  return _write_batch(self, delivered);
+  return _send_batch((SeSinkExport *) s);
 }
 
 static guint
@@ -484,14 +387,36 @@ _free(SeSink *s)
 {
   SeSinkExport *self = (SeSinkExport *) s;
 
-  _close_fd(self);
+  se_export_transport_free(self->transport);
   batch_buffer_destroy(&self->buffer);
   se_journal_encoder_destroy(&self->encoder);
-  g_string_free(self->next_path, TRUE);
-  g_string_free(self->cur_path, TRUE);
-  log_template_unref(self->options.path);
-  g_free(self->host);
   g_free(self);
+}
+
+static gboolean
+_stopping(gpointer s)
+{
+  return se_sink_stopping((SeSink *) s);
+}
+
+static SeExportTransport *
+_transport_new(SeSinkExport *self, const SeSinkExportOptions *options)
+{
+  SeExportTransport *transport;
+  gchar *url;
+
+  if (options->path)
+    return se_export_file_new(options->path, options->template_options, &options->opener);
+  if (options->url)
+    return se_export_curl_new(options->url, &options->tls, _stopping, self);
+  if (options->transport != SE_EXPORT_TRANSPORT_HTTP)
+    return se_export_tcp_new(options->host, options->port);
+  /* host() port() transport(http) is the URL http://host:port/upload */
+  url = g_strdup_printf(strchr(options->host, ':') ? "http://[%s]:%d/upload" : "http://%s:%d/upload",
+                        options->host, options->port);
+  transport = se_export_curl_new(url, &options->tls, _stopping, self);
+  g_free(url);
+  return transport;
 }
 
 SeSink *
@@ -507,79 +432,120 @@ se_sink_export_new(const SeSinkExportOptions *options)
   self->super.pending = _pending;
   self->super.free_fn = _free;
   self->options = *options;
-  self->options.path = log_template_ref(options->path);
-  self->host = g_strdup(options->host);
-  self->options.host = self->host;
-  self->fd = -1;
-  self->next_path = g_string_sized_new(256);
-  self->cur_path = g_string_sized_new(256);
-  batch_buffer_init(&self->buffer, MAX(options->batch_records, 1), 0);
+  /* the defaults of what is unset */
+  if (!self->options.port)
+    self->options.port = SE_EXPORT_DEFAULT_PORT;
+  if (!self->options.transport)
+    self->options.transport = SE_EXPORT_TRANSPORT_RAW;
+  if (!self->options.timeout)
+    self->options.timeout = SE_EXPORT_DEFAULT_TIMEOUT;
+  self->transport = _transport_new(self, &self->options);
+  /* the transport holds what it needs of these */
+  self->options.path = NULL;
+  self->options.host = NULL;
+  self->options.url = NULL;
+  se_export_tls_options_defaults(&self->options.tls);
+  _init_buffer(self);
   se_journal_encoder_init(&self->encoder);
   return &self->super;
 }
 
-static gboolean
-_check_options(StructuredEventDriver *owner, GError **error)
+void
+se_sink_export_options_defaults(SeSinkExportOptions *self)
 {
-  if (owner->socket || owner->namespace_)
-    {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "%s cannot be used with sink(journal-export), "
-                  "it is an option of sink(journald)", owner->socket ? "socket()" : "namespace()");
-      return FALSE;
-    }
-  if (owner->path && owner->host)
-    {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "sink(journal-export) takes either path() or host(), not both");
-      return FALSE;
-    }
-  if (!owner->path && !owner->host)
-    {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "sink(journal-export) needs path() (a file) or host() (TCP)");
-      return FALSE;
-    }
-  if (owner->port && !owner->host)
-    {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "port() needs host() with sink(journal-export)");
-      return FALSE;
-    }
-  if (owner->transport && !owner->host)
-    {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "transport() needs host() with sink(journal-export); "
-                  "path() writes a file");
-      return FALSE;
-    }
+  memset(self, 0, sizeof(*self));
+  se_export_tls_options_defaults(&self->tls);
+}
+
+void
+se_sink_export_options_destroy(SeSinkExportOptions *self)
+{
+  log_template_unref(self->path);
+  g_free(self->host);
+  g_free(self->url);
+  se_export_tls_options_destroy(&self->tls);
+  se_sink_export_options_defaults(self);
+}
+
+gboolean
+se_sink_export_set_url(SeSinkExportOptions *self, const gchar *url, GError **error)
+{
+  gchar *request_url = se_export_curl_request_url(url, error);
+
+  if (!request_url)
+    return FALSE;
+  g_free(self->url);
+  self->url = request_url;
   return TRUE;
 }
 
-static void
-_format_instance(StructuredEventDriver *owner, gchar *buf, gsize size)
+gboolean
+se_sink_export_transport_from_name(const gchar *name, SeExportTransportKind *transport)
 {
-  if (owner->path)
-    g_snprintf(buf, size, "structured-event,journal-export,%s", owner->path->template);
+  if (strcmp(name, "raw") == 0)
+    *transport = SE_EXPORT_TRANSPORT_RAW;
+  else if (strcmp(name, "http") == 0)
+    *transport = SE_EXPORT_TRANSPORT_HTTP;
   else
-    g_snprintf(buf, size, "structured-event,journal-export,%s:%d", owner->host,
-               owner->port ? owner->port : SE_DEFAULT_EXPORT_PORT);
+    return FALSE;
+  return TRUE;
 }
 
-static SeSink *
-_construct(StructuredEventDriver *owner, gint worker_index)
+gboolean
+se_sink_export_check_options(const SeSinkExportOptions *self, GError **error)
 {
-  SeSinkExportOptions options = { 0 };
+  const gchar *network = self->url ? "url()" : "host()";
 
-  options.path = owner->path;
-  options.host = owner->host;
-  options.port = owner->port ? owner->port : SE_DEFAULT_EXPORT_PORT;
-  options.transport = owner->transport ? owner->transport : SE_DEFAULT_EXPORT_TRANSPORT;
-  options.template_options = &owner->template_options;
-  options.batch_records = owner->super.batch_lines > 0 ? owner->super.batch_lines : 1;
-  options.opener = owner->opener_options;
-  return se_sink_export_new(&options);
+  if (self->url && (self->host || self->port || self->transport))
+    {
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "url() says where and how to send: not with %s",
+                  self->host ? "host()" : self->port ? "port()" : "transport()");
+      return FALSE;
+    }
+  if (self->path && (self->host || self->url))
+    {
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "sink(journal-export) takes either path() or %s, not both", network);
+      return FALSE;
+    }
+  if (!self->path && !self->host && !self->url)
+    {
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "sink(journal-export) needs path() (a file), url() (HTTP or HTTPS) "
+                  "or host() (TCP)");
+      return FALSE;
+    }
+  if (self->port && !self->host)
+    {
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "port() needs host() with sink(journal-export)");
+      return FALSE;
+    }
+  if (self->transport && !self->host)
+    {
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "transport() needs host() with sink(journal-export); "
+                  "path() writes a file");
+      return FALSE;
+    }
+  if (self->timeout && !self->host && !self->url)
+    {
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "timeout() needs url() or host() with sink(journal-export): "
+                  "the time one batch may take on the network");
+      return FALSE;
+    }
+  if (self->tls_set && !(self->url && se_export_curl_url_is_https(self->url)))
+    {
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "tls() needs an https:// url()");
+      return FALSE;
+    }
+  return se_export_tls_check(&self->tls, error);
 }
 
-const SeSinkClass se_sink_export_class =
+void
+se_sink_export_format_instance(const SeSinkExportOptions *self, gchar *buf, gsize size)
 {
-  .name = "journal-export",
-  .check_options = _check_options,
-  .format_instance = _format_instance,
-  .construct = _construct,
-};
+  if (self->path)
+    g_snprintf(buf, size, "structured-event,journal-export,%s", self->path->template);
+  else if (self->url)
+    g_snprintf(buf, size, "structured-event,journal-export,%s", self->url);
+  else
+    g_snprintf(buf, size, "structured-event,journal-export,%s:%d", self->host,
+               self->port ? self->port : SE_EXPORT_DEFAULT_PORT);
+}

@@ -17,8 +17,10 @@
 #ifndef SE_SINK_EXPORT_H_INCLUDED
 #define SE_SINK_EXPORT_H_INCLUDED
 
-#include "structured-event.h"
+#include "se-sink.h"
+#include "se-export-curl.h"
 #include "append-opener.h"
+#include "template/templates.h"
 
 /*
  * sink(journal-export): the Journal Export Format, with the message's own
@@ -36,18 +38,41 @@
  * keeps no partial entry after a failed write (it is truncated back to the
  * last complete entry).
  */
-extern const SeSinkClass se_sink_export_class;
+#define SE_EXPORT_DEFAULT_PORT 19532
+#define SE_EXPORT_DEFAULT_TIMEOUT 30
+
+typedef enum
+{
+  SE_EXPORT_TRANSPORT_UNSET,
+  SE_EXPORT_TRANSPORT_RAW,     /* --listen-raw: the stream, no acknowledgement */
+  SE_EXPORT_TRANSPORT_HTTP,    /* --listen-http: POST /upload per batch, acked by 2xx */
+} SeExportTransportKind;
 
 typedef struct _SeSinkExportOptions
 {
-  LogTemplate *path;          /* file mode when set */
-  const gchar *host;          /* TCP mode */
+  /* the configuration; 0 or NULL: unset (the default) */
+  LogTemplate *path;          /* file mode: a file per rendered name */
+  gchar *host;                /* network mode */
   gint port;
-  SeExportTransport transport;
+  SeExportTransportKind transport;
+  gchar *url;                 /* or an http:// or https:// URL */
+  SeExportTlsOptions tls;
+  gboolean tls_set;           /* tls() was given */
+  gint timeout;               /* seconds one batch may take on the network */
+  /* filled in by the owner before a sink is made */
   const LogTemplateOptions *template_options;
   AppendOpenerOptions opener;
   guint batch_records;
 } SeSinkExportOptions;
+
+void se_sink_export_options_defaults(SeSinkExportOptions *self);
+void se_sink_export_options_destroy(SeSinkExportOptions *self);
+/* url(): FALSE with error when it is not an http:// or https:// URL */
+gboolean se_sink_export_set_url(SeSinkExportOptions *self, const gchar *url, GError **error);
+gboolean se_sink_export_transport_from_name(const gchar *name, SeExportTransportKind *transport);
+gboolean se_sink_export_check_options(const SeSinkExportOptions *self, GError **error);
+/* "structured-event,journal-export,<path or host:port>" for stats and persist names */
+void se_sink_export_format_instance(const SeSinkExportOptions *self, gchar *buf, gsize size);
 
 SeSink *se_sink_export_new(const SeSinkExportOptions *options);
 

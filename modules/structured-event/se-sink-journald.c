@@ -20,6 +20,7 @@
 #endif
 #include "se-sink-journald.h"
 #include "se-journal-encoder.h"
+#include "batch-writer.h"
 #include "messages.h"
 #include "stats/stats-counter.h"
 
@@ -42,7 +43,7 @@ typedef struct _SeSinkJournald
   gchar *socket_path;
   gint fd;
   SeJournalEncoder encoder;
-  StatsCounterItem **memfd_sends;
+  StatsCounterItem **memfd_sends;   /* may be NULL */
 } SeSinkJournald;
 
 static gboolean
@@ -56,7 +57,8 @@ _open(SeSink *s)
 
   if (strlen(self->socket_path) >= sizeof(sa.sun_path))
     {
-      msg_error("structured-event(): journald socket path too long", evt_tag_str("socket", self->socket_path));
+      msg_error("structured-event(): journald socket path too long", se_sink_dest_tags(&self->super),
+                evt_tag_str("socket", self->socket_path));
       return FALSE;
     }
   strcpy(sa.sun_path, self->socket_path);
@@ -64,13 +66,15 @@ _open(SeSink *s)
   self->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (self->fd < 0)
     {
-      msg_error("structured-event(): cannot create a unix datagram socket", evt_tag_error("error"));
+      msg_error("structured-event(): cannot create a unix datagram socket", se_sink_dest_tags(&self->super),
+                evt_tag_error("error"));
       return FALSE;
     }
   /* the kernel's default send buffer (net.core.wmem_default) bounds a datagram: larger entries take the memfd path */
   if (connect(self->fd, (struct sockaddr *) &sa, sizeof(sa)) < 0)
     {
       msg_error("structured-event(): cannot connect to journald, will retry after time-reopen()",
+                se_sink_dest_tags(&self->super),
                 evt_tag_str("socket", self->socket_path), evt_tag_error("error"));
       close(self->fd);
       self->fd = -1;
@@ -90,46 +94,6 @@ _close(SeSink *s)
   self->fd = -1;
 }
 
-static gboolean
-_write_all(gint fd, const struct iovec *iov, guint n_iov)
-{
-  /* writev() takes at most IOV_MAX iovecs and may write partially */
-  struct iovec chunk[64];
-
-  while (n_iov > 0)
-    {
-      guint n = MIN(n_iov, G_N_ELEMENTS(chunk));
-      memcpy(chunk, iov, n * sizeof(struct iovec));
-      struct iovec *cur = chunk;
-      guint left = n;
-
-      while (left > 0)
-        {
-          ssize_t w = writev(fd, cur, left);
-          if (w < 0)
-            {
-              if (errno == EINTR)
-                continue;
-              return FALSE;
-            }
-          while (left > 0 && (gsize) w >= cur->iov_len)
-            {
-              w -= cur->iov_len;
-              cur++;
-              left--;
-            }
-          if (left > 0)
-            {
-              cur->iov_base = (gchar *) cur->iov_base + w;
-              cur->iov_len -= w;
-            }
-        }
-      iov += n;
-      n_iov -= n;
-    }
-  return TRUE;
-}
-
 /* the entry does not fit a datagram: pass it in a sealed memfd */
 static SeSinkResult
 _send_memfd(SeSinkJournald *self)
@@ -141,18 +105,20 @@ _send_memfd(SeSinkJournald *self)
   } control;
   struct msghdr mh = { 0 };
   struct cmsghdr *cmsg;
+  BatchWriteResult written;
   SeSinkResult result = SE_SINK_OK;
   gint memfd = memfd_create("fastdest-journal-entry", MFD_ALLOW_SEALING | MFD_CLOEXEC);
 
   if (memfd < 0)
     {
-      msg_error("structured-event(): memfd_create() failed", evt_tag_error("error"));
+      msg_error("structured-event(): memfd_create() failed", se_sink_dest_tags(&self->super), evt_tag_error("error"));
       return SE_SINK_ERROR;
     }
-  if (!_write_all(memfd, self->encoder.iov, self->encoder.n_iov) ||
+  if (!batch_writer_writev(memfd, self->encoder.iov, self->encoder.n_iov, &written) ||
       fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
     {
-      msg_error("structured-event(): cannot prepare memfd for journald", evt_tag_error("error"));
+      msg_error("structured-event(): cannot prepare memfd for journald", se_sink_dest_tags(&self->super),
+                evt_tag_error("error"));
       close(memfd);
       return SE_SINK_ERROR;
     }
@@ -181,19 +147,20 @@ _send_memfd(SeSinkJournald *self)
         result = SE_SINK_NOT_CONNECTED;
       else
         {
-          msg_error("structured-event(): sending memfd to journald failed", evt_tag_error("error"));
+          msg_error("structured-event(): sending memfd to journald failed", se_sink_dest_tags(&self->super),
+                    evt_tag_error("error"));
           result = SE_SINK_ERROR;
         }
       break;
     }
   close(memfd);
-  if (result == SE_SINK_OK)
+  if (result == SE_SINK_OK && self->memfd_sends)
     stats_counter_inc(*self->memfd_sends);
   return result;
 }
 
 static SeSinkResult
-_emit(SeSink *s, const SeEvent *event, guint *delivered)
+_emit(SeSink *s, const SeEvent *event)
 {
   SeSinkJournald *self = (SeSinkJournald *) s;
   struct msghdr mh = { 0 };
@@ -201,10 +168,10 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
   se_journal_encode(&self->encoder, NULL, 0, event, FALSE);
   if (self->encoder.n_iov > IOV_MAX)
     {
-      /* more iovecs than one sendmsg() takes: the memfd is written in chunks */
+      /* more iovecs than one sendmsg() takes: the memfd is written in chunks (batch_writer_writev) */
       SeSinkResult result = _send_memfd(self);
       if (result == SE_SINK_OK)
-        *delivered = 1;
+        se_sink_delivered(s, 1);
       return result;
     }
 
@@ -231,22 +198,23 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
         case ENOBUFS:
           result = _send_memfd(self);
           if (result == SE_SINK_OK)
-            *delivered = 1;
+            se_sink_delivered(s, 1);
           return result;
         case ENOENT:
         case ECONNREFUSED:
         case ENOTCONN:
         case ECONNRESET:
           msg_error("structured-event(): journald is not accepting messages, will retry after time-reopen()",
+                    se_sink_dest_tags(&self->super),
                     evt_tag_str("socket", self->socket_path), evt_tag_error("error"));
           return SE_SINK_NOT_CONNECTED;
         default:
-          msg_error("structured-event(): sending to journald failed",
+          msg_error("structured-event(): sending to journald failed", se_sink_dest_tags(&self->super),
                     evt_tag_str("socket", self->socket_path), evt_tag_error("error"));
           return SE_SINK_ERROR;
         }
     }
-  *delivered = 1;
+  se_sink_delivered(s, 1);
   return SE_SINK_OK;
 }
 
@@ -262,56 +230,70 @@ _free(SeSink *s)
 }
 
 SeSink *
-se_sink_journald_new(const gchar *socket_path, StatsCounterItem **memfd_sends)
+se_sink_journald_new(const SeSinkJournaldOptions *options)
 {
   SeSinkJournald *self = g_new0(SeSinkJournald, 1);
+  gchar path[256];
 
   self->super.name = "journald";
   self->super.open = _open;
   self->super.close = _close;
   self->super.emit = _emit;
   self->super.free_fn = _free;
-  self->socket_path = g_strdup(socket_path);
+  self->socket_path = g_strdup(se_sink_journald_socket(options, path, sizeof(path)));
   self->fd = -1;
-  self->memfd_sends = memfd_sends;
+  self->memfd_sends = options->memfd_sends;
   se_journal_encoder_init(&self->encoder);
   return &self->super;
 }
 
-static gboolean
-_check_options(StructuredEventDriver *owner, GError **error)
+void
+se_sink_journald_options_destroy(SeSinkJournaldOptions *self)
 {
-  const gchar *bad = owner->path ? "path()" : owner->host ? "host()" : owner->port ? "port()" : NULL;
+  g_free(self->socket);
+  g_free(self->namespace_);
+  self->socket = self->namespace_ = NULL;
+}
 
-  if (bad)
+gboolean
+se_sink_journald_namespace_is_valid(const gchar *name)
+{
+  gsize len = strlen(name);
+
+  if (len == 0 || len > 64)
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    if (!g_ascii_isalnum(name[i]) && !strchr("_.-", name[i]))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
+se_sink_journald_check_options(const SeSinkJournaldOptions *self, GError **error)
+{
+  if (self->socket && self->namespace_)
     {
-      g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "%s cannot be used with sink(journald), "
-                  "it is an option of sink(journal-export)", bad);
+      g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "socket() and namespace() are mutually exclusive");
       return FALSE;
     }
   return TRUE;
 }
 
-static void
-_format_instance(StructuredEventDriver *owner, gchar *buf, gsize size)
+const gchar *
+se_sink_journald_socket(const SeSinkJournaldOptions *self, gchar *buf, gsize size)
+{
+  if (self->namespace_)
+    {
+      g_snprintf(buf, size, "/run/systemd/journal.%s/socket", self->namespace_);
+      return buf;
+    }
+  return self->socket ? self->socket : SE_JOURNALD_DEFAULT_SOCKET;
+}
+
+void
+se_sink_journald_format_instance(const SeSinkJournaldOptions *self, gchar *buf, gsize size)
 {
   gchar path[256];
 
-  g_snprintf(buf, size, "structured-event,journald,%s", structured_event_dd_journald_socket(owner, path, sizeof(path)));
+  g_snprintf(buf, size, "structured-event,journald,%s", se_sink_journald_socket(self, path, sizeof(path)));
 }
-
-static SeSink *
-_construct(StructuredEventDriver *owner, gint worker_index)
-{
-  gchar path[256];
-
-  return se_sink_journald_new(structured_event_dd_journald_socket(owner, path, sizeof(path)), &owner->memfd_sends);
-}
-
-const SeSinkClass se_sink_journald_class =
-{
-  .name = "journald",
-  .check_options = _check_options,
-  .format_instance = _format_instance,
-  .construct = _construct,
-};

@@ -17,7 +17,8 @@
 #ifndef SE_SINK_JOURNALD_H_INCLUDED
 #define SE_SINK_JOURNALD_H_INCLUDED
 
-#include "structured-event.h"
+#include "se-sink.h"
+#include "stats/stats-counter.h"
 
 /*
  * sink(journald): journald's native protocol over its unix datagram
@@ -27,8 +28,24 @@
  * does.  A missing or refusing socket (ENOENT, ECONNREFUSED) means not
  * connected: events stay queued and are resent after time-reopen().
  */
-extern const SeSinkClass se_sink_journald_class;
+#define SE_JOURNALD_DEFAULT_SOCKET "/run/systemd/journal/socket"
 
-SeSink *se_sink_journald_new(const gchar *socket_path, StatsCounterItem **memfd_sends);
+typedef struct _SeSinkJournaldOptions
+{
+  gchar *socket;                     /* socket(); NULL: the default */
+  gchar *namespace_;                 /* namespace(): /run/systemd/journal.NAME/socket */
+  StatsCounterItem **memfd_sends;    /* the destination's memfd_sends counter, may be NULL */
+} SeSinkJournaldOptions;
+
+void se_sink_journald_options_destroy(SeSinkJournaldOptions *self);
+/* journald's namespace names: 1-64 of [A-Za-z0-9_.-] (what fits a unit instance name) */
+gboolean se_sink_journald_namespace_is_valid(const gchar *name);
+gboolean se_sink_journald_check_options(const SeSinkJournaldOptions *self, GError **error);
+/* the socket the options select */
+const gchar *se_sink_journald_socket(const SeSinkJournaldOptions *self, gchar *buf, gsize size);
+/* "structured-event,journald,<socket>" for stats and persist names */
+void se_sink_journald_format_instance(const SeSinkJournaldOptions *self, gchar *buf, gsize size);
+
+SeSink *se_sink_journald_new(const SeSinkJournaldOptions *options);
 
 #endif

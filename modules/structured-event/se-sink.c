@@ -15,6 +15,9 @@
  * with this program; if not, see <https://www.gnu.org/licenses/>.
  */
 #include "se-sink.h"
+#include "cfg-tree.h"
+
+G_DEFINE_QUARK(se-sink-error-quark, se_sink_error)
 
 const gchar *
 se_sink_result_name(SeSinkResult result)
@@ -29,9 +32,64 @@ se_sink_result_name(SeSinkResult result)
       return "retry";
     case SE_SINK_ERROR:
       return "error";
-    case SE_SINK_DROP:
-      return "drop";
     default:
       return "unknown";
     }
+}
+
+void
+se_sink_set_owner(SeSink *self, const SeSinkOwner *owner)
+{
+  self->owner = *owner;
+}
+
+gboolean
+se_sink_drop_event(SeSink *self, guint *not_logged)
+{
+  gint64 now = g_get_monotonic_time();
+
+  if (self->owner.dropped)
+    self->owner.dropped(self->owner.user_data, 1);
+  if (now < self->drop_log_next)
+    {
+      self->drops_not_logged++;
+      return FALSE;
+    }
+  self->drop_log_next = now + SE_SINK_DROP_LOG_INTERVAL * G_USEC_PER_SEC;
+  *not_logged = self->drops_not_logged;
+  self->drops_not_logged = 0;
+  return TRUE;
+}
+
+const gchar *
+se_sink_driver_id(SeSink *self)
+{
+  return self->owner.id ? self->owner.id : "";
+}
+
+EVTTAG *
+se_sink_location_tag(SeSink *self)
+{
+  /* without a pipe (a sink driven by a test): "#unknown" */
+  return log_expr_node_location_tag(self->owner.pipe ? self->owner.pipe->expr_node : NULL);
+}
+
+static void
+_tally_delivered(gpointer user_data, guint n)
+{
+  ((SeSinkTally *) user_data)->delivered += n;
+}
+
+static void
+_tally_dropped(gpointer user_data, guint n)
+{
+  ((SeSinkTally *) user_data)->dropped += n;
+}
+
+void
+se_sink_tally_attach(SeSink *self, SeSinkTally *tally)
+{
+  self->owner.delivered = _tally_delivered;
+  self->owner.dropped = _tally_dropped;
+  self->owner.user_data = tally;
 }

@@ -15,21 +15,39 @@
  * with this program; if not, see <https://www.gnu.org/licenses/>.
  */
 #include "structured-event-worker.h"
-#include "structured-event.h"
 #include "messages.h"
 
 /*
- * Turns each message into an event, hands it to the sink and acknowledges
- * exactly the events the sink reports delivered (LTR_EXPLICIT_ACK_MGMT).
- * Failures map onto the threaded destination's results, which rewind (or
- * drop) every event not acknowledged yet: the sink has forgotten them too.
+ * Turns each message into an event, hands it to the sink and settles
+ * exactly the events the sink reports delivered or dropped, oldest first
+ * (LTR_EXPLICIT_ACK_MGMT).  Failures map onto the threaded destination's
+ * results, which rewind (or drop) every event not settled yet: the sink
+ * has forgotten them too.
  */
-static LogThreadedResult
-_map_result(StructuredEventWorker *self, SeSinkResult result, guint delivered)
+static void
+_settle_delivered(gpointer s, guint n)
 {
-  if (delivered)
-    log_threaded_dest_worker_ack_messages(&self->super, delivered);
+  log_threaded_dest_worker_ack_messages((LogThreadedDestWorker *) s, n);
+}
 
+static void
+_settle_dropped(gpointer s, guint n)
+{
+  log_threaded_dest_worker_drop_messages((LogThreadedDestWorker *) s, n);
+}
+
+static gboolean
+_stopping(gpointer s)
+{
+  LogThreadedDestWorker *self = s;
+
+  /* set by the main thread when it asks the workers to exit */
+  return g_atomic_int_get(&self->owner->under_termination);
+}
+
+static LogThreadedResult
+_map_result(StructuredEventWorker *self, SeSinkResult result)
+{
   switch (result)
     {
     case SE_SINK_OK:
@@ -41,8 +59,6 @@ _map_result(StructuredEventWorker *self, SeSinkResult result, guint delivered)
       return LTR_RETRY;
     case SE_SINK_ERROR:
       return LTR_ERROR;
-    case SE_SINK_DROP:
-      return LTR_DROP;
     default:
       g_assert_not_reached();
     }
@@ -52,28 +68,21 @@ static LogThreadedResult
 _dw_insert(LogThreadedDestWorker *s, LogMessage *msg)
 {
   StructuredEventWorker *self = (StructuredEventWorker *) s;
-  StructuredEventDriver *owner = (StructuredEventDriver *) s->owner;
   SeEvent event;
-  guint delivered;
-  SeSinkResult result;
 
   se_event_build(&self->builder, msg, s->seq_num, &event);
   if (G_UNLIKELY(event.dropped_fields))
-    structured_event_dd_fields_dropped(owner, event.dropped_fields);
+    self->fields_dropped(s->owner, event.dropped_fields);
 
-  result = se_sink_emit(self->sink, &event, &delivered);
-  return _map_result(self, result, delivered);
+  return _map_result(self, se_sink_emit(self->sink, &event));
 }
 
 static LogThreadedResult
 _dw_flush(LogThreadedDestWorker *s, LogThreadedFlushMode mode)
 {
   StructuredEventWorker *self = (StructuredEventWorker *) s;
-  guint delivered;
-  SeSinkResult result;
 
-  result = se_sink_flush(self->sink, &delivered);
-  return _map_result(self, result, delivered);
+  return _map_result(self, se_sink_flush(self->sink));
 }
 
 static gboolean
@@ -103,19 +112,29 @@ _dw_free(LogThreadedDestWorker *s)
 }
 
 LogThreadedDestWorker *
-structured_event_dw_new(LogThreadedDestDriver *o, gint worker_index)
+structured_event_dw_new(LogThreadedDestDriver *owner, gint worker_index, const SeEventOptions *event_options,
+                        SeSink *sink, StructuredEventFieldsDropped fields_dropped)
 {
   StructuredEventWorker *self = g_new0(StructuredEventWorker, 1);
-  StructuredEventDriver *owner = (StructuredEventDriver *) o;
 
-  log_threaded_dest_worker_init_instance(&self->super, o, worker_index);
+  log_threaded_dest_worker_init_instance(&self->super, owner, worker_index);
   self->super.insert = _dw_insert;
   self->super.flush = _dw_flush;
   self->super.connect = _dw_connect;
   self->super.disconnect = _dw_disconnect;
   self->super.free_fn = _dw_free;
 
-  se_event_builder_init(&self->builder, &owner->event_options);
-  self->sink = owner->sink_class->construct(owner, worker_index);
+  se_event_builder_init(&self->builder, event_options);
+  self->fields_dropped = fields_dropped;
+  self->sink = sink;
+  se_sink_set_owner(self->sink, &(SeSinkOwner)
+  {
+    .id = owner->super.super.id,
+    .pipe = &owner->super.super.super,
+    .delivered = _settle_delivered,
+    .dropped = _settle_dropped,
+    .stopping = _stopping,
+    .user_data = self,
+  });
   return &self->super;
 }

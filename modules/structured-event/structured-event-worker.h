@@ -21,13 +21,25 @@
 #include "se-event.h"
 #include "se-sink.h"
 
+/* called with the number of pairs max-fields() cut off an event */
+typedef void (*StructuredEventFieldsDropped)(LogThreadedDestDriver *owner, guint count);
+
 typedef struct _StructuredEventWorker
 {
   LogThreadedDestWorker super;
   SeEventBuilder builder;
   SeSink *sink;
+  StructuredEventFieldsDropped fields_dropped;
 } StructuredEventWorker;
 
-LogThreadedDestWorker *structured_event_dw_new(LogThreadedDestDriver *owner, gint worker_index);
+/*
+ * One worker of a structured-event() destination: events built with
+ * event_options go to sink, which the worker owns from now on.  The
+ * destination makes both (structured-event.c); the worker knows the sink
+ * interface only, not the destination.
+ */
+LogThreadedDestWorker *structured_event_dw_new(LogThreadedDestDriver *owner, gint worker_index,
+    const SeEventOptions *event_options, SeSink *sink,
+    StructuredEventFieldsDropped fields_dropped);
 
 #endif

@@ -23,66 +23,64 @@
 #include "value-pairs/value-pairs.h"
 #include "se-event.h"
 #include "se-sink.h"
+#include "se-sink-journald.h"
+#include "se-sink-export.h"
+#include "se-sink-ctf.h"
 #include "append-opener.h"
 
-#define SE_DEFAULT_SOCKET "/run/systemd/journal/socket"
 #define SE_DEFAULT_MAX_FIELDS 1000
 #define SE_DEFAULT_BATCH_LINES 100
-#define SE_DEFAULT_EXPORT_PORT 19532
-#define SE_DEFAULT_PACKET_SIZE 65536
-#define SE_DEFAULT_MAX_STREAM_SIZE G_GINT64_CONSTANT(1073741824)
 
 typedef struct _StructuredEventDriver StructuredEventDriver;
-
-/* sink(journal-export) host(): how entries travel to systemd-journal-remote */
-typedef enum
-{
-  SE_EXPORT_TRANSPORT_UNSET,
-  SE_EXPORT_TRANSPORT_RAW,     /* --listen-raw: the stream, no acknowledgement */
-  SE_EXPORT_TRANSPORT_HTTP,    /* --listen-http: POST /upload per batch, acked by 2xx */
-} SeExportTransport;
-
-#define SE_DEFAULT_EXPORT_TRANSPORT SE_EXPORT_TRANSPORT_RAW
+typedef struct _SeSinkClass SeSinkClass;
 
 /*
- * A sink kind: its sink() name, the check of the options it accepts (at
- * parse time, so that syslog-ng -s reports it), and the constructor of one
- * sink instance per worker.  Adding a sink means adding one SeSinkClass to
- * the table in structured-event.c.
+ * The options of the sinks, for the table of which sink takes which
+ * (structured-event.c): an option set for a sink that does not take it
+ * is an error at syslog-ng -s naming the option and the sinks that do.
  */
-typedef struct _SeSinkClass
+typedef enum
 {
-  const gchar *name;
-  gboolean (*check_options)(StructuredEventDriver *owner, GError **error);
-  /* "structured-event,<sink>,<target>" for stats and persist names */
-  void (*format_instance)(StructuredEventDriver *owner, gchar *buf, gsize size);
-  SeSink *(*construct)(StructuredEventDriver *owner, gint worker_index);
-} SeSinkClass;
+  SE_OPTION_SOCKET,
+  SE_OPTION_NAMESPACE,
+  SE_OPTION_PATH,
+  SE_OPTION_HOST,
+  SE_OPTION_PORT,
+  SE_OPTION_TRANSPORT,
+  SE_OPTION_URL,
+  SE_OPTION_TLS,
+  SE_OPTION_TIMEOUT,
+  SE_OPTION_PACKET_SIZE,
+  SE_OPTION_MAX_STREAM_SIZE,
+  SE_OPTION_FILE_PERMS,          /* create-dirs(), owner(), group(), perm(), dir-*() */
+  SE_OPTION_MAX
+} SeOption;
 
 struct _StructuredEventDriver
 {
   LogThreadedDestDriver super;
   const SeSinkClass *sink_class;
+  guint32 options_set;        /* 1 << SeOption for each sink option the configuration sets */
 
-  gchar *socket;
-  gchar *namespace_;
+  /* the event: every sink */
   LogTemplate *message_id;
   ValuePairs *value_pairs;
   gchar *prefix;
   gboolean type_hints;
   gint max_fields;
-  LogTemplate *path;
-  gchar *host;
-  gint port;
-  SeExportTransport transport;
-  gint packet_size;           /* sink(ctf); 0: default */
-  gint64 max_stream_size;     /* sink(ctf); 0: default */
-  gsize ctf_drops_reported;   /* sink(ctf): drops already counted in a packet */
-  /* path(): create-dirs(), owner(), group(), perm() and dir-*() of what the sinks create; unset: options()'s */
-  AppendOpenerOptions opener_options;
   LogTemplateOptions template_options;
-
   SeEventOptions event_options;
+
+  /* options of more than one sink, handed to the one in use */
+  LogTemplate *path;
+  AppendOpenerOptions opener_options;   /* create-dirs(), owner() ... of what path() creates; unset: options()'s */
+
+  /* the options of each sink: only the one in use is handed over */
+  SeSinkJournaldOptions journald;
+  SeSinkExportOptions export;
+  SeSinkCtfOptions ctf;
+  gsize ctf_drops_reported;   /* sink(ctf): drops already counted in a packet */
+
   StatsCounterItem *dropped_fields;
   StatsCounterItem *memfd_sends;
   gint last_cap_warning;      /* monotonic seconds, for one warning a minute */
@@ -104,6 +102,17 @@ void structured_event_dd_set_path(LogDriver *d, LogTemplate *path);
 void structured_event_dd_set_host(LogDriver *d, const gchar *host);
 void structured_event_dd_set_port(LogDriver *d, gint port);
 gboolean structured_event_dd_set_transport(LogDriver *d, const gchar *name);
+void structured_event_dd_set_timeout(LogDriver *d, gint seconds);
+gboolean structured_event_dd_set_url(LogDriver *d, const gchar *url, GError **error);
+/* tls(): FALSE with errno set when the file or directory cannot be read */
+gboolean structured_event_dd_set_ca_dir(LogDriver *d, const gchar *path);
+gboolean structured_event_dd_set_ca_file(LogDriver *d, const gchar *path);
+gboolean structured_event_dd_set_cert_file(LogDriver *d, const gchar *path);
+gboolean structured_event_dd_set_key_file(LogDriver *d, const gchar *path);
+void structured_event_dd_set_peer_verify(LogDriver *d, gboolean verify);
+gboolean structured_event_dd_set_cipher_suite(LogDriver *d, const gchar *list);
+gboolean structured_event_dd_set_ssl_version(LogDriver *d, const gchar *name);
+void structured_event_dd_set_use_system_cert_store(LogDriver *d, gboolean use);
 gboolean structured_event_dd_set_packet_size(LogDriver *d, gint64 size);
 gboolean structured_event_dd_set_max_stream_size(LogDriver *d, gint64 size);
 LogTemplateOptions *structured_event_dd_get_template_options(LogDriver *d);
@@ -112,8 +121,6 @@ void structured_event_dd_set_create_dirs(LogDriver *d, gboolean create_dirs);
 /* cross-option checks, at the end of parsing */
 gboolean structured_event_dd_check_options(LogDriver *d, GError **error);
 
-/* the journald socket path the options select */
-const gchar *structured_event_dd_journald_socket(StructuredEventDriver *self, gchar *buf, gsize size);
 /* counts fields cut by max-fields() and warns at most once a minute */
 void structured_event_dd_fields_dropped(StructuredEventDriver *self, guint count);
 

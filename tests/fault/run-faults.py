@@ -1189,6 +1189,264 @@ def se_huge(row, w):
     row.note = "1 MiB field values byte-exact"
 
 
+# ------------------------------------- structured-event: one bad message, per sink
+
+# The rule: an error that belongs to one message affects only that message.  Each
+# row sends 50 good messages, one hostile message, 50 good ones, in one stream,
+# with time-reopen() at its 60 s default: the good ones must all be delivered
+# within 2 s of the send (the hostile one is dropped and counted, or, where the
+# sink can take it, delivered).
+
+HOSTILE_GOOD = 100
+HOSTILE_SOURCE = ('unix-stream("%(w)s/in.sock" flags(syslog-protocol) keep-hostname(yes) so-passcred(no) '
+                  'max-connections(1) log-iw-size(20000) log-msg-size(2097152));')
+
+
+def hostile_stream(hostile, host="good", program="app"):
+    """50 good, the hostile line, 50 good (RFC 5424: the host and program as written)"""
+    def good(i):
+        return ("<13>1 2023-11-14T22:13:20.%06dZ %s %s 1 - - seq=%d body=x" % (i, host, program, i)).encode()
+    return [good(i) for i in range(50)] + [hostile] + [good(i) for i in range(50, HOSTILE_GOOD)]
+
+
+def hostile_cfg(w, dest, parser=True):
+    return ("""
+options { stats_level(1); };
+source s { %s };
+parser p { kv-parser(prefix("kv.")); };
+destination d_se { structured-event(%s
+                   value-pairs(scope(nv-pairs) exclude("HOST*") exclude("SOURCE") exclude("LEGACY_MSGHDR")
+                   exclude("MSGID"))); };
+log { source(s); %s destination(d_se); };
+""" % (HOSTILE_SOURCE % {"w": w}, dest, "parser(p);" if parser else ""))
+
+
+def good_within(row, sng, lines, seconds=2.0):
+    """sends lines; checks that the good messages are written within seconds; returns the time taken"""
+    send_chunked(sng.workdir + "/in.sock", lines)
+    t0 = time.monotonic()
+    done = fdharness.wait_until(lambda: se_stat(sng, "written") >= HOSTILE_GOOD, 30, 0.02)
+    took = time.monotonic() - t0
+    row.check(done and took <= seconds, "the good messages took %.1f s (more than %g s)" % (took, seconds))
+    fdharness.wait_until(lambda: se_stat(sng, "written") + se_stat(sng, "dropped") >= len(lines), 5)
+    row.dropped = se_stat(sng, "dropped")
+    return took
+
+
+def seqs_of_entries(entries, field):
+    seqs, torn = [], []
+    for e in entries:
+        try:
+            seqs.append(int(dict(e)[field]) if not isinstance(e, dict) else int(e[field]))
+        except (KeyError, ValueError):
+            torn.append(e)
+    return seqs, torn
+
+
+@case("structured-event", "journald: one hostile message among good ones (1 MiB through a memfd, 2,000 fields): "
+      "good ones delivered within 2 s", root=True)
+def hostile_journald(row, w):
+    row.skipped = journald_skip()
+    if row.skipped:
+        return
+    # the pairs beyond max-fields(1000) are cut in the order they came: big first
+    hostile = (b"<13>1 2023-11-14T22:13:20Z good app 1 - - seq=%d big=" % HOSTILE_GOOD + b"y" * (1024 * 1024)
+               + b" " + b" ".join(b"n%04d=v" % i for i in range(2000)))
+    jd = se_journald.Journald()
+    try:
+        jd.start()
+        with fdharness.SyslogNg(hostile_cfg(w, 'namespace("%s")' % jd.name), workdir=w) as sng:
+            took = good_within(row, sng, hostile_stream(hostile))
+            stats = {k: se_stat(sng, k) for k in ("memfd_sends", "dropped_fields")}
+        got = jd.wait_entries("app", HOSTILE_GOOD + 1, 30)
+    finally:
+        jd.cleanup()
+    seqs, torn = seqs_of_entries(got, "KV_SEQ")
+    big = [e for e in got if e.get("KV_SEQ") == str(HOSTILE_GOOD)]
+    row.check(big and len(se_journald.field_bytes(big[0], "KV_BIG")) == 1024 * 1024, "the 1 MiB value is not whole")
+    fill_from_seqs(row, seqs, torn, HOSTILE_GOOD + 1)
+    row.allow_drops = True
+    row.note = ("good ones in %.2f s; the hostile one stored too (memfd_sends=%d, capped at max-fields(1000): "
+                "dropped_fields=%d)" % (took, stats["memfd_sends"], stats["dropped_fields"]))
+
+
+@case("structured-event", "journal-export path(\"${HOST}.export\"): one message whose name can never be opened "
+      "(255-char host: ENAMETOOLONG) among good ones: good ones delivered within 2 s")
+def hostile_export_file(row, w):
+    hostile = b"<13>1 2023-11-14T22:13:20Z " + b"h" * 255 + b" app 1 - - seq=%d body=x" % HOSTILE_GOOD
+    os.mkdir(w + "/out")
+    with fdharness.SyslogNg(hostile_cfg(w, 'sink(journal-export) path("%s/out/${HOST}.export")' % w), workdir=w) as sng:
+        took = good_within(row, sng, hostile_stream(hostile))
+        logged = "cannot open path(), message dropped" in sng.output()
+    entries = faultlib.parse_export(open(w + "/out/good.export", "rb").read())
+    seqs, torn = seqs_of_entries(entries, b"KV_SEQ")
+    fill_from_seqs(row, seqs, torn, HOSTILE_GOOD + 1)
+    row.allow_drops = True
+    row.check(row.dropped == 1 and logged, "the hostile message was not dropped alone, with an error")
+    row.check(os.listdir(w + "/out") == ["good.export"], "files: %s" % os.listdir(w + "/out"))
+    row.note = "good ones in %.2f s; the hostile one dropped at once, counted and logged" % took
+
+
+@case("structured-event", "journal-export transport(http) (journal-remote --listen-http): one entry journal-remote "
+      "refuses (1,100 fields) among good ones: good ones delivered within 2 s")
+def hostile_export_http(row, w):
+    if not os.path.exists("/lib/systemd/systemd-journal-remote"):
+        row.skipped = "systemd-journal-remote not installed"
+        return
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    batch = 100
+    hostile = (b"<13>1 2023-11-14T22:13:20Z good app 1 - - seq=%d " % HOSTILE_GOOD
+               + b" ".join(b"f%04d=v" % i for i in range(1100)))
+    remote = remote_listen_http(port, w + "/r.journal")
+    try:
+        if not fdharness.wait_until(lambda: listening(port), 10):
+            raise RuntimeError("journal-remote does not listen")
+        dest = ('sink(journal-export) host("127.0.0.1") port(%d) transport(http) max-fields(2000) batch-lines(%d)'
+                % (port, batch))
+        with fdharness.SyslogNg(hostile_cfg(w, dest), workdir=w) as sng:
+            took = good_within(row, sng, hostile_stream(hostile))
+            logged = "refuses this entry on its own" in sng.output()
+    finally:
+        remote.send_signal(signal.SIGTERM)
+        remote.wait(20)
+    seqs, torn = seqs_of_entries(read_journal_file(w + "/r.journal"), "KV_SEQ")
+    fill_from_seqs(row, seqs, torn, HOSTILE_GOOD + 1)
+    row.allow_drops = True
+    row.max_dup = batch
+    row.check(row.dropped == 1 and logged, "the refused entry was not dropped alone, with an error")
+    dups = sorted(q for q in set(seqs) if seqs.count(q) > 1)
+    row.note = ("good ones in %.2f s; journal-remote closes on the 1,100-field entry: the batch went entry by entry, "
+                "the refused one dropped%s" % (took, "; %d copies too many of seq %d..%d: stored by journal-remote "
+                                               "from the refused batch (sent on the kept-alive connection, then on a "
+                                               "new one) before the entry it refused"
+                                               % (row.duplicated, dups[0], dups[-1]) if dups else ""))
+
+
+@case("structured-event", "CTF: one message larger than packet-size() among good ones: good ones delivered within 2 s")
+def hostile_ctf(row, w):
+    row.skipped = ctf_skip()
+    if row.skipped:
+        return
+    hostile = b"<13>1 2023-11-14T22:13:20Z good app 1 - - seq=%d body=" % HOSTILE_GOOD + b"x" * 100000
+    dest = 'sink(ctf) path("%s/trace") packet-size(65536)' % w
+    with fdharness.SyslogNg(hostile_cfg(w, dest, parser=False), workdir=w) as sng:
+        took = good_within(row, sng, hostile_stream(hostile))
+    seqs, torn, rc, err = babeltrace(w + "/trace")
+    row.check(rc == 0, "babeltrace2 cannot read the trace: %s" % err.strip()[-200:])
+    row.check("discarded 1 event" in err, "babeltrace2 does not report the drop: %s" % err.strip()[-200:])
+    fill_from_seqs(row, seqs, torn, HOSTILE_GOOD + 1)
+    row.allow_drops = True
+    row.check(row.dropped == 1, "dropped %d" % row.dropped)
+    row.note = "good ones in %.2f s; the 100 KB event dropped at once, reported as discarded by babeltrace2" % took
+
+
+# ------------------------------ structured-event: huge messages under a memory limit
+
+def limit_memory(sng, extra=512 * 1024 * 1024):
+    """caps syslog-ng's address space at what it has now plus extra (prlimit --as)"""
+    with open("/proc/%d/status" % sng.pid) as f:
+        vm = [int(x.split()[1]) * 1024 for x in f if x.startswith("VmSize:")][0]
+    subprocess.run(["prlimit", "--pid", str(sng.pid), "--as=%d" % (vm + extra)], check=True)
+    return vm + extra
+
+
+HUGE_MIB = 10
+# the message of every event of a trace, one a line
+BT2_MESSAGES = """
+import bt2, sys
+for m in bt2.TraceCollectionMessageIterator(sys.argv[1]):
+    if type(m) is bt2._EventMessageConst:
+        print(str(m.event.payload_field["message"]))
+"""
+
+
+def huge_stream(first, n_huge, n_small):
+    """rounds of one 10 MiB message, then small ones: each round a batch of its own"""
+    rounds = []
+    seq = first
+    for _ in range(n_huge):
+        big = b"<13>1 2023-11-14T22:13:20Z good app 1 - - seq=%d body=" % seq + b"x" * (HUGE_MIB << 20)
+        seq += 1
+        small = [b"<13>1 2023-11-14T22:13:20Z good app 1 - - seq=%d body=x" % (seq + i) for i in range(n_small)]
+        seq += n_small
+        rounds.append(([big], small))
+    return rounds, seq - first
+
+
+def huge_rounds(row, sng, rounds):
+    sent = 0
+    for big, small in rounds:
+        for lines in (big, small):
+            send_chunked(sng.workdir + "/in.sock", lines)
+            sent += len(lines)
+            fdharness.wait_until(lambda: not sng.running() or se_stat_alive(sng) >= sent, 60, 0.05)
+            if not row.check(sng.running(), "syslog-ng died: %s" % sng.output().strip()[-200:]):
+                return False
+    return True
+
+
+def se_stat_alive(sng):
+    try:
+        return se_stat(sng, "written") + se_stat(sng, "dropped")
+    except fdharness.SyslogNgError:
+        return -1
+
+
+@case("structured-event", "journal-export file: 10 MiB messages among small ones, batch-lines(1000), "
+      "under prlimit --as (512 MiB above its size)")
+def huge_export_limited(row, w):
+    rounds, n = huge_stream(0, 4, 50)
+    cfg = hostile_cfg(w, 'sink(journal-export) path("%s/out.export") batch-lines(1000)' % w).replace(
+        "log-msg-size(2097152)", "log-msg-size(%d)" % ((HUGE_MIB + 1) << 20))
+    with fdharness.SyslogNg(cfg, workdir=w) as sng:
+        limit = limit_memory(sng)
+        alive = huge_rounds(row, sng, rounds)
+        if alive:
+            row.dropped = se_stat(sng, "dropped")
+    entries = faultlib.parse_export(open(w + "/out.export", "rb").read()) if os.path.exists(w + "/out.export") else []
+    seqs, torn = seqs_of_entries(entries, b"KV_SEQ")
+    for e in entries:
+        body = dict(e).get(b"KV_BODY", b"")
+        if body not in (b"x", b"x" * (HUGE_MIB << 20)):
+            torn.append(e)
+    fill_from_seqs(row, seqs, torn, n)
+    row.note = ("%d rounds of one %d MiB message in a batch of its own and 50 small ones, address space capped at "
+                "%d MiB: every entry byte-exact" % (len(rounds), HUGE_MIB, limit >> 20))
+
+
+@case("structured-event", "CTF: 10 MiB messages among small ones, packet-size(16M), under prlimit --as "
+      "(512 MiB above its size)")
+def huge_ctf_limited(row, w):
+    row.skipped = ctf_skip()
+    if row.skipped:
+        return
+    rounds, n = huge_stream(0, 4, 50)
+    dest = 'sink(ctf) path("%s/trace") packet-size(16777216) batch-lines(1000)' % w
+    cfg = hostile_cfg(w, dest, parser=False).replace("log-msg-size(2097152)",
+                                                       "log-msg-size(%d)" % ((HUGE_MIB + 1) << 20))
+    with fdharness.SyslogNg(cfg, workdir=w) as sng:
+        limit = limit_memory(sng)
+        alive = huge_rounds(row, sng, rounds)
+        if alive:
+            row.dropped = se_stat(sng, "dropped")
+    # babeltrace2's text output takes minutes for 10 MiB strings: its Python bindings read the trace
+    r = subprocess.run(["/usr/bin/python3", "-c", BT2_MESSAGES, w + "/trace"], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    seqs, torn = [], []
+    for line in r.stdout.decode("utf-8", "replace").splitlines():
+        m = re.match(r"seq=(\d+) body=(x+)$", line)
+        if m and len(m.group(2)) in (1, HUGE_MIB << 20):
+            seqs.append(int(m.group(1)))
+        else:
+            torn.append(line[:100])
+    row.check(r.returncode == 0, "the trace cannot be read: %s" % r.stderr.decode(errors="replace")[-200:])
+    fill_from_seqs(row, seqs, torn, n)
+    row.note = ("%d rounds of one %d MiB message and 50 small ones, address space capped at %d MiB: every event "
+                "byte-exact (read with babeltrace2's Python bindings)" % (len(rounds), HUGE_MIB, limit >> 20))
+
+
 # ------------------------------------------------------------------ runner
 
 def run_case(driver, name, needs_root, limit, func):

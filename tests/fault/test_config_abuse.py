@@ -105,6 +105,9 @@ STRUCTURED_EVENT_BAD = {
     "host": "",
     "port": "70000",
     "transport": "udp",
+    "timeout": "0",
+    "url": '"ftp://collector.example"',
+    "tls": 'ca-file("/nonexistent/ca.pem")',
     "create-dirs": "perhaps",
     **FILE_PERM_BAD,
     **SHARED_BAD,
@@ -116,6 +119,9 @@ SE_CONTEXT = {
     "host": "sink(journal-export)",
     "port": 'sink(journal-export) host("127.0.0.1")',
     "transport": 'sink(journal-export) host("127.0.0.1")',
+    "timeout": 'sink(journal-export) host("127.0.0.1")',
+    "url": "sink(journal-export)",
+    "tls": 'sink(journal-export) url("https://127.0.0.1")',
 }
 SE_CONTEXT.update({option: 'sink(journal-export) path("/tmp/x.export")'
                    for option in ["create-dirs"] + list(FILE_PERM_BAD)})

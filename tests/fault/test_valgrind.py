@@ -162,6 +162,45 @@ log { source(s); parser(p); destination(d_exp); };
         if jd:
             self.assertEqual(len(jd.wait_entries("app0", n // 3 + (n % 3 > 0))), n // 3 + (n % 3 > 0))
 
+    def test_https_export(self):
+        """url("https://...") into journal-remote --listen-https (a CA made by openssl): libcurl and
+        OpenSSL in the worker, a reload in the middle"""
+        from test_structured_event_https import Pki, OPENSSL, start_remote_https, free_port, read_journal, REMOTE
+        if not OPENSSL or not os.path.exists(REMOTE):
+            self.skipTest("openssl or systemd-journal-remote not installed")
+        w = self.w
+        pki = Pki()
+        self.addCleanup(pki.cleanup)
+        port = free_port()
+        out = os.path.join(w, "remote.journal")
+        remote = start_remote_https(self, port, out, pki.server)
+        cfg = """
+options { stats_level(1); };
+source s { unix-stream("%(w)s/in.sock" so-passcred(no)); };
+parser p { kv-parser(prefix("kv.")); };
+destination d_https { structured-event(sink(journal-export) url("https://127.0.0.1:%(port)d")
+                      tls(ca-file("%(ca)s")) batch-lines(20) timeout(60)
+                      value-pairs(scope(nv-pairs) exclude("HOST*") exclude("SOURCE"))); };
+log { source(s); parser(p); destination(d_https); };
+""" % {"w": w, "port": port, "ca": pki.ca}
+        n = 300
+        lines = [b"<13>Nov 30 05:00:00 app[%d]: seq=%d bin=a\xffb" % (i, i) for i in range(n)]
+        sng = fdharness.SyslogNg(cfg, workdir=w)
+        sng.start()
+        try:
+            send_chunked(os.path.join(w, "in.sock"), lines[:n // 2])
+            self.assertTrue(fdharness.wait_until(
+                lambda: (sng.stat("dst.structured-event", "d_https", "written") or 0) >= n // 2, 180), sng.stats())
+            sng.reload()
+            send_chunked(os.path.join(w, "in.sock"), lines[n // 2:])
+            # acknowledged means stored: journal-remote's file holds them all
+            self.assertTrue(fdharness.wait_until(lambda: len(read_journal(out)) >= n, 180, 0.5), sng.stats())
+        finally:
+            self.assert_clean(sng)
+        remote.send_signal(signal.SIGTERM)
+        remote.wait(20)
+        self.assertEqual(sorted({int(e["KV_SEQ"]) for e in read_journal(out)}), list(range(n)))
+
 
 if __name__ == "__main__":
     fdharness.main()

@@ -327,6 +327,29 @@ class TestCtf(fdharness.TestCase):
         self.assertEqual([m["count"] for m in dump if m["kind"] == "discarded"], [3])
         self.assertEqual(len(events(dump)), 20)
 
+    def test_event_larger_than_packet_dropped_alone(self):
+        """an event larger than packet-size() is dropped alone, at once: the events around it are
+        written within 2 s (time-reopen() at its 60 s default), the drop counted and logged"""
+        wd = self.workdir()
+        trace = os.path.join(wd, "trace")
+        config = self.config(wd).replace("time-reopen(1)", "").replace(
+            'flags(syslog-protocol) so-passcred(no));', 'flags(syslog-protocol) so-passcred(no) log-msg-size(200000));', 1)
+        small = lambda i: rfc5424(BASE_NS + i, "h", json.dumps({"seq": i}).encode())
+        with fdharness.SyslogNg(config, workdir=wd) as sng:
+            lines = [small(i) for i in range(5)] + [rfc5424(BASE_NS + 5, "h", b"x" * 70000)] + \
+                [small(i) for i in range(6, 11)]
+            fdharness.send_lines(os.path.join(wd, "in.sock"), lines)
+            self.assertTrue(fdharness.wait_until(
+                lambda: sng.stat("dst.structured-event", "d_ctf", "written") == 10, 2), sng.stats())
+            self.assertEqual(sng.stat("dst.structured-event", "d_ctf", "dropped"), 1)
+            drops = [line for line in sng.output().splitlines() if "does not fit in a CTF packet" in line]
+        self.assertEqual(len(drops), 1)
+        self.assertRegex(drops[0], r"driver='d_ctf(#\d+)?'.*location='[^']*syslog-ng.conf:\d+:\d+'")
+        dump = bt2_dump(trace)
+        self.assertEqual([json.loads(text(payload(e)[0]["message"]))["seq"] for e in events(dump)],
+                         list(range(5)) + list(range(6, 11)))
+        self.assertEqual([m["count"] for m in dump if m["kind"] == "discarded"], [1])
+
     def test_perm_owner_group_of_trace_files_and_directories(self):
         """perm(), owner(), group() and dir-*() as file(): on the trace directory and its
         missing parents, the metadata and the stream files; babeltrace2 still reads it"""

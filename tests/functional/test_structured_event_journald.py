@@ -139,6 +139,15 @@ class TestJournald(fdharness.TestCase):
         self.assertIn("more fields than max-fields()", sng.output())
 
     def test_journald_restart_loses_nothing(self):
+        # the socket held across the restart, as systemd-journald.socket holds it: a journald that owns
+        # its socket takes the entries queued in it along when it stops (README Reliability, Limits;
+        # that made this test lose up to max_dgram_qlen + 1 entries now and then)
+        self.jd.cleanup()
+        self.jd = Journald(hold_socket=True)
+        self.addCleanup(self.jd.cleanup)
+        self.jd.start()
+        with open("/proc/sys/net/unix/max_dgram_qlen") as f:
+            qlen = int(f.read())
         sng, sock = self.start_sng("time-reopen(1)")
         total = 3000
         sent = threading.Event()
@@ -153,7 +162,9 @@ class TestJournald(fdharness.TestCase):
         t.start()
         self.assertTrue(fdharness.wait_until(lambda: len(self.jd.entries("restart")) >= 300, 30))
         self.jd.stop()
+        at = sng.stat("dst.structured-event", "d_se", "written")
         time.sleep(1.5)
+        down = sng.stat("dst.structured-event", "d_se", "written")
         self.jd.start()
         t.join()
         got = self.jd.wait_entries("restart", total, timeout=60)
@@ -163,8 +174,9 @@ class TestJournald(fdharness.TestCase):
         duplicates = len(seqs) - len(set(seqs))
         print("\njournald restart: %d sent, %d stored, %d duplicates" % (total, len(seqs), duplicates))
         self.assertEqual(sng.stat("dst.structured-event", "d_se", "dropped"), 0)
-        # the outage was seen (and ridden out), not slept through
-        self.assertRegex(sng.output(), "journald is not accepting messages|cannot connect to journald")
+        # the outage was seen (and ridden out), not slept through: only what fits in the held socket's
+        # queue went out while journald was down
+        self.assertLessEqual(down - at, qlen + 1)
 
 
 class TestConfigErrors(fdharness.TestCase):
@@ -177,7 +189,13 @@ class TestConfigErrors(fdharness.TestCase):
     def test_bad_values_name_the_option(self):
         self.check_error("sink(etw)", "sink(etw): unknown sink")
         self.check_error('socket("/x") namespace("ops")', "socket() and namespace() are mutually exclusive")
-        self.check_error('sink(journald) path("/tmp/x")', "path() cannot be used with sink(journald)")
+        # one table of which sink takes which option: the error names the sinks that do
+        self.check_error('sink(journald) path("/tmp/x")',
+                         "path() cannot be used with sink(journald), it is an option of sink(journal-export) and sink(ctf)")
+        self.check_error('sink(ctf) path("/tmp/t") timeout(5)',
+                         "timeout() cannot be used with sink(ctf), it is an option of sink(journal-export)")
+        self.check_error('sink(journal-export) path("/tmp/x") socket("/s")',
+                         "socket() cannot be used with sink(journal-export), it is an option of sink(journald)")
         self.check_error('sink(journal-export) host("h") port(70000)', "port(70000): must be between 1 and 65535")
         self.check_error("max-fields(0)", "max-fields(0): must be between 1 and 100000")
         self.check_error("sink(journal-export)", "needs path()")

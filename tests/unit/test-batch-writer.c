@@ -23,6 +23,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <errno.h>
@@ -336,6 +337,191 @@ test_eintr_is_retried(void)
   close(fds[0]);
 }
 
+/* 3000 iovecs of 0..99 bytes (more than IOV_MAX and than one chunk), over the pattern */
+static struct iovec *
+_scatter(const gchar *data, gsize *total, guint *n_iov)
+{
+  struct iovec *iov = g_new(struct iovec, 3000);
+  gsize pos = 0;
+
+  for (guint i = 0; i < 3000; i++)
+    {
+      iov[i].iov_base = (gchar *) data + pos;
+      iov[i].iov_len = (i * 37) % 100;
+      pos += iov[i].iov_len;
+    }
+  *total = pos;
+  *n_iov = 3000;
+  return iov;
+}
+
+static void
+test_writev_many_iovecs(void)
+{
+  gchar *path;
+  gint fd = _open_file("writev.log", &path);
+  gchar *data = _pattern(200000);
+  gsize total;
+  guint n_iov;
+  struct iovec *iov = _scatter(data, &total, &n_iov);
+  struct iovec *copy = g_memdup2(iov, n_iov * sizeof(struct iovec));
+  BatchWriteResult result;
+
+  CU_ASSERT_TRUE(batch_writer_writev(fd, iov, n_iov, &result));
+  CU_ASSERT_EQUAL(result.written, total);
+  CU_ASSERT_EQUAL(result.error, 0);
+  /* in chunks, never one syscall per iovec */
+  CU_ASSERT_TRUE(result.syscalls >= n_iov / 1024 && result.syscalls <= n_iov / 64 + 1);
+  /* the caller's iovecs are left as they were */
+  CU_ASSERT_EQUAL(memcmp(iov, copy, n_iov * sizeof(struct iovec)), 0);
+  close(fd);
+
+  gchar *contents;
+  gsize contents_len;
+  CU_ASSERT_TRUE_FATAL(g_file_get_contents(path, &contents, &contents_len, NULL));
+  CU_ASSERT_EQUAL_FATAL(contents_len, total);
+  CU_ASSERT_EQUAL(memcmp(contents, data, total), 0);
+
+  /* only empty iovecs: nothing to write, no syscall */
+  struct iovec empty[3] = { { data, 0 }, { data, 0 }, { data, 0 } };
+  CU_ASSERT_TRUE(batch_writer_writev(-1, empty, 3, &result));
+  CU_ASSERT_EQUAL(result.syscalls, 0);
+
+  g_free(contents);
+  g_free(copy);
+  g_free(iov);
+  g_free(data);
+  g_free(path);
+}
+
+static void
+test_writev_stops_inside_an_iovec(void)
+{
+  gint fds[2];
+  gchar *data = _pattern(3 * 4096);
+  struct iovec iov[3] = { { data, 1000 }, { data + 1000, 5000 }, { data + 6000, 6288 } };
+  BatchWriteResult result;
+
+  /* a pipe of 4096 bytes: the first writev() ends inside the second iovec, the next one finds it full */
+  CU_ASSERT_EQUAL_FATAL(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
+  CU_ASSERT_EQUAL_FATAL(fcntl(fds[1], F_SETPIPE_SZ, 4096), 4096);
+  CU_ASSERT_FALSE(batch_writer_writev(fds[1], iov, 3, &result));
+  CU_ASSERT_EQUAL(result.error, EAGAIN);
+  CU_ASSERT_EQUAL(result.written, 4096);
+  gchar back[4096];
+  CU_ASSERT_EQUAL(read(fds[0], back, sizeof(back)), 4096);
+  CU_ASSERT_EQUAL(memcmp(back, data, 4096), 0);
+  close(fds[0]);
+  close(fds[1]);
+  g_free(data);
+}
+
+typedef struct
+{
+  gint fd;
+  gsize received;
+  gint64 delay_usec;
+  GString *bytes;
+} SlowReader;
+
+static gpointer
+_read_slowly(gpointer user_data)
+{
+  SlowReader *self = user_data;
+  gchar buf[16384];
+  gssize rc;
+
+  while ((rc = read(self->fd, buf, sizeof(buf))) > 0)
+    {
+      g_string_append_len(self->bytes, buf, rc);
+      g_usleep(self->delay_usec);
+    }
+  return NULL;
+}
+
+static gint
+_socketpair_sender(gint *peer, gint sndbuf)
+{
+  gint sv[2];
+
+  CU_ASSERT_EQUAL_FATAL(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+  setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+  fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+  *peer = sv[1];
+  return sv[0];
+}
+
+static void
+test_send_waits_for_room_until_done(void)
+{
+  gint peer, fd = _socketpair_sender(&peer, 4096);
+  gsize total;
+  guint n_iov;
+  gchar *data = _pattern(200000);
+  struct iovec *iov = _scatter(data, &total, &n_iov);
+  SlowReader reader = { .fd = peer, .delay_usec = 1000, .bytes = g_string_new(NULL) };
+  GThread *thread = g_thread_new("slow-reader", _read_slowly, &reader);
+  BatchWriteResult result;
+
+  /* the reader drains slowly: the non-blocking sender waits for room each time, within the deadline */
+  CU_ASSERT_TRUE(batch_writer_send(fd, iov, n_iov, g_get_monotonic_time() + 30 * G_USEC_PER_SEC, &result));
+  CU_ASSERT_EQUAL(result.written, total);
+  CU_ASSERT_EQUAL(result.error, 0);
+  close(fd);
+  g_thread_join(thread);
+  CU_ASSERT_EQUAL_FATAL(reader.bytes->len, total);
+  CU_ASSERT_EQUAL(memcmp(reader.bytes->str, data, total), 0);
+
+  close(peer);
+  g_string_free(reader.bytes, TRUE);
+  g_free(iov);
+  g_free(data);
+}
+
+static void
+test_send_deadline(void)
+{
+  gint peer, fd = _socketpair_sender(&peer, 4096);
+  gsize len = 1024 * 1024;
+  gchar *data = _pattern(len);
+  struct iovec iov = { data, len };
+  BatchWriteResult result;
+  gint64 start = g_get_monotonic_time();
+
+  /* nobody reads: the sender gives up at the deadline, reporting what went into the socket */
+  CU_ASSERT_FALSE(batch_writer_send(fd, &iov, 1, start + 200 * 1000, &result));
+  gint64 took = g_get_monotonic_time() - start;
+  CU_ASSERT_EQUAL(result.error, ETIMEDOUT);
+  CU_ASSERT_TRUE(result.written > 0 && result.written < len);
+  CU_ASSERT_TRUE(took >= 200 * 1000 && took < 5 * G_USEC_PER_SEC);
+  gint queued = -1;
+  CU_ASSERT_EQUAL(ioctl(peer, FIONREAD, &queued), 0);
+  CU_ASSERT_EQUAL(queued, (gint) result.written);
+
+  /* no deadline: EAGAIN at once */
+  CU_ASSERT_FALSE(batch_writer_send(fd, &iov, 1, 0, &result));
+  CU_ASSERT_EQUAL(result.error, EAGAIN);
+  CU_ASSERT_EQUAL(result.written, 0);
+  close(fd);
+  close(peer);
+  g_free(data);
+}
+
+static void
+test_send_to_closed_peer_is_epipe(void)
+{
+  gint peer, fd = _socketpair_sender(&peer, 4096);
+  struct iovec iov = { "x\n", 2 };
+  BatchWriteResult result;
+
+  /* MSG_NOSIGNAL: EPIPE, not a SIGPIPE that kills the process */
+  close(peer);
+  CU_ASSERT_FALSE(batch_writer_send(fd, &iov, 1, 0, &result));
+  CU_ASSERT_EQUAL(result.error, EPIPE);
+  CU_ASSERT_EQUAL(result.written, 0);
+  close(fd);
+}
+
 static GMutex watchdog_lock;
 static GCond watchdog_cond;
 static gboolean tests_done;
@@ -388,6 +574,11 @@ static CU_TestInfo batch_writer_tests[] =
   { "short write (RLIMIT_FSIZE) reports exact bytes", test_short_write_reports_exactly_what_reached_the_file },
   { "EAGAIN on a full non-blocking pipe", test_eagain_on_full_nonblocking_pipe },
   { "EINTR is retried", test_eintr_is_retried },
+  { "writev: 3000 iovecs, in chunks, the caller's iovecs untouched", test_writev_many_iovecs },
+  { "writev: stops inside an iovec, reporting exact bytes", test_writev_stops_inside_an_iovec },
+  { "send: waits for room until everything is sent", test_send_waits_for_room_until_done },
+  { "send: gives up at the deadline (ETIMEDOUT), no deadline: EAGAIN", test_send_deadline },
+  { "send: a closed peer is EPIPE, no SIGPIPE", test_send_to_closed_peer_is_epipe },
   CU_TEST_INFO_NULL,
 };
 

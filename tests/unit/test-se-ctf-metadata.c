@@ -265,12 +265,64 @@ test_unwritable(void)
   g_free(dir);
 }
 
+static void
+test_planted_symlink_not_followed(void)
+{
+  gchar *top = testutil_make_tmpdir();
+  gchar *dir = g_build_filename(top, "trace", NULL);
+  gchar *victim = g_build_filename(top, "victim", NULL);
+  gchar *tmp_name = g_strdup_printf(".metadata.tmp-%d", (gint) getpid());
+  gchar *planted = g_build_filename(dir, tmp_name, NULL);
+  gchar *metadata = g_build_filename(dir, "metadata", NULL);
+  FilePermOptions perms;
+  gint error = -1;
+  gsize len;
+  gchar *contents;
+  struct stat st;
+
+  /* someone who can write the trace directory plants the temporary file's name as a symlink
+   * to a file of another owner (think /etc/shadow) */
+  g_assert(g_mkdir_with_parents(dir, 0700) == 0);
+  _write(top, "victim", "secret\n");
+  g_assert(chmod(victim, 0604) == 0);
+  g_assert(symlink(victim, planted) == 0);
+
+  file_perm_options_global_defaults(&perms);
+  perms.file_perm = 0640;
+  CU_ASSERT_EQUAL(se_ctf_metadata_install(dir, &perms, NULL, 0, &error), SE_CTF_METADATA_WRITTEN);
+  CU_ASSERT_EQUAL(error, 0);
+
+  /* the link's target is untouched: contents and mode */
+  contents = _read(top, "victim", &len);
+  ASSERT_BYTES(contents, len, "secret\n", 7);
+  g_free(contents);
+  CU_ASSERT_EQUAL(stat(victim, &st), 0);
+  CU_ASSERT_EQUAL(st.st_mode & 07777, 0604);
+  /* the metadata is a regular file of ours, with perm() */
+  CU_ASSERT_EQUAL(lstat(metadata, &st), 0);
+  CU_ASSERT_TRUE(S_ISREG(st.st_mode));
+  CU_ASSERT_EQUAL(st.st_mode & 07777, 0640);
+  contents = _read(dir, "metadata", &len);
+  ASSERT_BYTES(contents, len, golden_tsdl, sizeof(golden_tsdl) - 1);
+  g_free(contents);
+  CU_ASSERT_EQUAL(_count_entries(dir), 1);
+
+  _rm_rf(top);
+  g_free(metadata);
+  g_free(planted);
+  g_free(tmp_name);
+  g_free(victim);
+  g_free(dir);
+  g_free(top);
+}
+
 static CU_TestInfo metadata_tests[] =
 {
   { "golden TSDL text", test_golden_text },
   { "written once, atomically", test_written_once },
   { "another layout is moved aside", test_other_layout_moved_aside },
   { "unwritable directory", test_unwritable },
+  { "a symlink planted at the temporary name is not followed", test_planted_symlink_not_followed },
   CU_TEST_INFO_NULL,
 };
 

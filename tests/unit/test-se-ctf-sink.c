@@ -63,7 +63,8 @@ _sink(Fixture *f, gsize packet_size, guint64 max_stream_size)
 {
   SeSinkCtfOptions options = { 0 };
 
-  options.dir = f->dir;
+  options.path = log_template_new(se_test_cfg, NULL);
+  log_template_compile_literal_string(options.path, f->dir);
   options.packet_size = packet_size;
   options.max_stream_size = max_stream_size;
   options.worker_index = 0;
@@ -71,7 +72,10 @@ _sink(Fixture *f, gsize packet_size, guint64 max_stream_size)
   options.drops_reported = &f->drops_reported;
   append_opener_options_defaults(&options.opener);
   append_opener_options_init(&options.opener, se_test_cfg);
-  return se_sink_ctf_new(&options);
+  SeSink *sink = se_test_attach(se_sink_ctf_new(&options));
+
+  log_template_unref(options.path);
+  return sink;
 }
 
 typedef struct
@@ -137,14 +141,14 @@ test_ack_when_packet_written(void)
   CU_ASSERT_TRUE(_exists(&f, "metadata"));
   for (gint i = 0; i < 3; i++)
     {
-      CU_ASSERT_EQUAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
+      CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
       CU_ASSERT_EQUAL(delivered, 0);
     }
   CU_ASSERT_EQUAL(se_sink_pending(sink), 3);
   /* nothing on disk until the packet is written */
   CU_ASSERT_FALSE(_exists(&f, "stream_0_0"));
 
-  CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 3);
   CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
   CU_ASSERT_TRUE(_stream_info(&f, "stream_0_0", &info));
@@ -154,7 +158,7 @@ test_ack_when_packet_written(void)
   guint total = 0, emitted = 0;
   while (total == 0)
     {
-      CU_ASSERT_EQUAL_FATAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
+      CU_ASSERT_EQUAL_FATAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
       emitted++;
       total += delivered;
     }
@@ -186,8 +190,8 @@ test_new_stream_after_max_stream_size(void)
   CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
   for (gint i = 0; i < 5; i++)
     {
-      CU_ASSERT_EQUAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
-      CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
+      CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+      CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
       CU_ASSERT_EQUAL(delivered, 1);
     }
   for (gint i = 0; i < 3; i++)
@@ -228,31 +232,38 @@ test_too_large_event_dropped_and_counted(void)
   sink = _sink(&f, 4096, 1 << 20);
   CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
 
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
-  /* the held packet is written first, so that DROP concerns this event alone */
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &big_event, &delivered), SE_SINK_DROP);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+  /* the held packet is written first, then this event alone is dropped: nothing else fails */
+  guint64 dropped = se_test_tally.dropped;
+  CU_ASSERT_EQUAL(se_test_emit(sink, &big_event, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 1);
+  CU_ASSERT_EQUAL(se_test_tally.dropped, dropped + 1);
+  CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
+  /* a too large event with nothing held: dropped at once too */
+  CU_ASSERT_EQUAL(se_test_emit(sink, &big_event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(delivered, 0);
+  CU_ASSERT_EQUAL(se_test_tally.dropped, dropped + 2);
   CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
   CU_ASSERT_TRUE(_stream_info(&f, "stream_0_0", &info));
   CU_ASSERT_EQUAL(info.last_discarded, 0);
 
-  /* the worker counts the drop in the destination's dropped counter: the next packet reports it */
-  stats_counter_add(&f.dropped, 1);
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
-  CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
+  /* the worker counts the drops in the destination's dropped counter: the next packet reports them */
+  stats_counter_add(&f.dropped, 2);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
   CU_ASSERT_TRUE(_stream_info(&f, "stream_0_0", &info));
   CU_ASSERT_EQUAL(info.packets, 2);
-  CU_ASSERT_EQUAL(info.last_discarded, 1);
+  CU_ASSERT_EQUAL(info.last_discarded, 2);
 
   /* a running count per stream */
   stats_counter_add(&f.dropped, 2);
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
-  CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
-  CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
   CU_ASSERT_TRUE(_stream_info(&f, "stream_0_0", &info));
   CU_ASSERT_EQUAL(info.packets, 4);
-  CU_ASSERT_EQUAL(info.last_discarded, 3);
+  CU_ASSERT_EQUAL(info.last_discarded, 4);
 
   se_sink_free(sink);
   se_event_builder_destroy(&big_builder);
@@ -276,8 +287,8 @@ test_partial_packet_trimmed_on_restart(void)
   CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
   for (gint i = 0; i < 2; i++)
     {
-      CU_ASSERT_EQUAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
-      CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
+      CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+      CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
     }
   se_sink_free(sink);
   CU_ASSERT_TRUE(_stream_info(&f, "stream_0_0", &info));
@@ -297,8 +308,8 @@ test_partial_packet_trimmed_on_restart(void)
   CU_ASSERT_EQUAL(info.packets, 2);
 
   /* and the new run writes a new stream file */
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &f.event, &delivered), SE_SINK_OK);
-  CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 1);
   CU_ASSERT_TRUE(_stream_info(&f, "stream_0_1", &info));
   CU_ASSERT_EQUAL(info.packets, 1);
@@ -319,6 +330,42 @@ test_partial_packet_trimmed_on_restart(void)
   se_sink_free(sink);
 
   g_free(path);
+  _fixture_destroy(&f);
+}
+
+static void
+test_stream_name_lookup_fails(void)
+{
+  Fixture f;
+  SeSink *sink;
+  guint delivered;
+  StreamInfo info;
+  gchar *aside;
+
+  _fixture_init(&f);
+  sink = _sink(&f, 4096, 1 << 20);
+  CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
+  /* the trace directory becomes a file: looking for a free stream name fails with ENOTDIR, which
+   * must end the search (a hang here is ended by the watchdog) */
+  aside = g_strconcat(f.dir, ".aside", NULL);
+  g_assert(rename(f.dir, aside) == 0);
+  g_assert(g_file_set_contents(f.dir, "", 0, NULL));
+  CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(delivered, 0);
+  CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
+
+  /* the directory is back: the event handed over again is written */
+  g_assert(unlink(f.dir) == 0);
+  g_assert(rename(aside, f.dir) == 0);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &f.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(delivered, 1);
+  CU_ASSERT_TRUE(_stream_info(&f, "stream_0_0", &info));
+  CU_ASSERT_EQUAL(info.packets, 1);
+
+  se_sink_free(sink);
+  g_free(aside);
   _fixture_destroy(&f);
 }
 
@@ -356,6 +403,7 @@ static CU_TestInfo sink_tests[] =
   { "a new stream file after max-stream-size()", test_new_stream_after_max_stream_size },
   { "an event too large for a packet is dropped and counted", test_too_large_event_dropped_and_counted },
   { "a partial packet is trimmed on restart", test_partial_packet_trimmed_on_restart },
+  { "a failing stream name lookup ends the search", test_stream_name_lookup_fails },
   { "trimming a stream file", test_trim_stream },
   CU_TEST_INFO_NULL,
 };
@@ -369,5 +417,10 @@ static CU_SuiteInfo suites[] =
 int
 main(void)
 {
-  return testutil_run_suites(suites);
+  /* a name search that never ends would hang, not fail */
+  TestutilWatchdog *watchdog = testutil_watchdog_start(60);
+  gint rc = testutil_run_suites(suites);
+
+  testutil_watchdog_stop(watchdog);
+  return rc;
 }

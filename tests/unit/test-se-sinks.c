@@ -25,6 +25,8 @@
 #include "stats/stats-counter.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -69,7 +71,10 @@ test_journald_datagram(void)
   gint server = _bind_dgram(path);
   StatsCounterItem memfd_counter = { 0 };
   StatsCounterItem *memfd_sends = &memfd_counter;
-  SeSink *sink = se_sink_journald_new(path, &memfd_sends);
+  SeSink *sink = se_test_attach(se_sink_journald_new(&(SeSinkJournaldOptions)
+  {
+    .socket = path, .memfd_sends = &memfd_sends
+  }));
   LogMessage *msg = golden_message();
   Events e;
   guint delivered;
@@ -78,7 +83,7 @@ test_journald_datagram(void)
   _events_init(&e);
   CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
   se_event_build(&e.builder, msg, 0, &e.event);
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &e.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 1);
   CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
 
@@ -89,7 +94,7 @@ test_journald_datagram(void)
   /* the receiver goes away: not connected, nothing reported delivered */
   close(server);
   unlink(path);
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &e.event, &delivered), SE_SINK_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_NOT_CONNECTED);
   CU_ASSERT_EQUAL(delivered, 0);
   se_sink_close(sink);
   CU_ASSERT_FALSE(se_sink_open(sink));
@@ -110,7 +115,10 @@ test_journald_memfd(void)
   gint server = _bind_dgram(path);
   StatsCounterItem memfd_counter = { 0 };
   StatsCounterItem *memfd_sends = &memfd_counter;
-  SeSink *sink = se_sink_journald_new(path, &memfd_sends);
+  SeSink *sink = se_test_attach(se_sink_journald_new(&(SeSinkJournaldOptions)
+  {
+    .socket = path, .memfd_sends = &memfd_sends
+  }));
   LogMessage *msg = golden_message();
   gsize big_len = 300 * 1024;
   gchar *big = g_malloc(big_len);
@@ -124,7 +132,7 @@ test_journald_memfd(void)
   se_journal_encoder_init(&enc);
   CU_ASSERT_TRUE_FATAL(se_sink_open(sink));
   se_event_build(&e.builder, msg, 0, &e.event);
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &e.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 1);
   CU_ASSERT_EQUAL(stats_counter_get(&memfd_counter), 1);
 
@@ -191,7 +199,7 @@ _export_file_sink(const gchar *dir, guint batch_records)
   options.batch_records = batch_records;
   append_opener_options_defaults(&options.opener);
   append_opener_options_init(&options.opener, se_test_cfg);
-  sink = se_sink_export_new(&options);
+  sink = se_test_attach(se_sink_export_new(&options));
   log_template_unref(path);
   g_free(template_str);
   return sink;
@@ -233,17 +241,17 @@ test_export_file_batches(void)
   for (gint i = 0; i < 2; i++)
     {
       se_event_build(&e.builder, msg, 0, &e.event);
-      CU_ASSERT_EQUAL(se_sink_emit(sink, &e.event, &delivered), SE_SINK_OK);
+      CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_OK);
       CU_ASSERT_EQUAL(delivered, 0);
     }
   CU_ASSERT_EQUAL(se_sink_pending(sink), 2);
 
   /* another file: the batch so far is written first */
   se_event_build(&e.builder, other, 0, &e.event);
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &e.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 2);
   CU_ASSERT_EQUAL(se_sink_pending(sink), 1);
-  CU_ASSERT_EQUAL(se_sink_flush(sink, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 1);
   CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
 
@@ -269,7 +277,7 @@ test_export_file_batches(void)
 }
 
 static void
-test_export_file_unwritable(void)
+test_export_file_name_never_opens(void)
 {
   gchar *dir = testutil_make_tmpdir();
   gchar *sub = g_build_filename(dir, "missing", NULL);
@@ -277,12 +285,14 @@ test_export_file_unwritable(void)
   LogMessage *msg = golden_message();
   Events e;
   guint delivered;
+  guint64 dropped = se_test_tally.dropped;
 
-  /* the directory does not exist and create-dirs is off: not connected, retried later */
+  /* the directory does not exist and create-dirs is off: the name is the message's, it alone is dropped */
   _events_init(&e);
   se_event_build(&e.builder, msg, 0, &e.event);
-  CU_ASSERT_EQUAL(se_sink_emit(sink, &e.event, &delivered), SE_SINK_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 0);
+  CU_ASSERT_EQUAL(se_test_tally.dropped, dropped + 1);
   CU_ASSERT_EQUAL(se_sink_pending(sink), 0);
 
   se_sink_free(sink);
@@ -293,12 +303,148 @@ test_export_file_unwritable(void)
   g_free(dir);
 }
 
+static void
+test_export_file_no_descriptors_left(void)
+{
+  gchar *dir = testutil_make_tmpdir();
+  SeSink *sink = _export_file_sink(dir, 10);
+  LogMessage *msg = golden_message();
+  struct rlimit saved, none;
+  Events e;
+  guint delivered;
+  guint64 dropped = se_test_tally.dropped;
+
+  /* EMFILE is the process's, not the name's: not connected, the event comes again */
+  _events_init(&e);
+  se_event_build(&e.builder, msg, 0, &e.event);
+  g_assert(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  none = saved;
+  none.rlim_cur = 0;
+  g_assert(setrlimit(RLIMIT_NOFILE, &none) == 0);
+  SeSinkResult r = se_test_emit(sink, &e.event, &delivered);
+  g_assert(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+  CU_ASSERT_EQUAL(r, SE_SINK_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(delivered, 0);
+  CU_ASSERT_EQUAL(se_test_tally.dropped, dropped);
+
+  /* and goes out once descriptors are there again */
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(delivered, 1);
+  const gchar golden[] = GOLDEN_EXPORT;
+  _assert_file(dir, "h1.export", golden, sizeof(golden) - 1);
+
+  se_sink_free(sink);
+  _events_destroy(&e);
+  log_msg_unref(msg);
+  rmdir(dir);
+  g_free(dir);
+}
+
+/* "another writer": appends to the file when our write() runs into RLIMIT_FSIZE, before we see its error */
+static gchar *other_writer_path;
+
+static void
+_other_writer(int signo)
+{
+  struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
+  gint fd;
+
+  setrlimit(RLIMIT_FSIZE, &unlimited);
+  fd = open(other_writer_path, O_WRONLY | O_APPEND);
+  if (fd >= 0)
+    {
+      if (write(fd, "OTHER\n", 6) != 6)
+        abort();
+      close(fd);
+    }
+}
+
+/* two entries into h1.export with the file size limit 10 bytes into the second: a partial write */
+static SeSinkResult
+_write_partially(const gchar *dir, Events *e, LogMessage *msg, void (*on_limit)(int), guint *delivered)
+{
+  SeSink *sink = _export_file_sink(dir, 10);
+  const gchar golden[] = GOLDEN_EXPORT;
+  struct rlimit saved, limit;
+  struct sigaction sa = { .sa_handler = on_limit }, old_sa;
+  SeSinkResult r;
+
+  se_event_build(&e->builder, msg, 0, &e->event);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e->event, delivered), SE_SINK_OK);
+  CU_ASSERT_EQUAL(se_test_emit(sink, &e->event, delivered), SE_SINK_OK);
+  g_assert(getrlimit(RLIMIT_FSIZE, &saved) == 0);
+  limit = saved;
+  limit.rlim_cur = sizeof(golden) - 1 + 10;
+  g_assert(sigaction(SIGXFSZ, &sa, &old_sa) == 0);
+  g_assert(setrlimit(RLIMIT_FSIZE, &limit) == 0);
+  r = se_test_flush(sink, delivered);
+  g_assert(setrlimit(RLIMIT_FSIZE, &saved) == 0);
+  g_assert(sigaction(SIGXFSZ, &old_sa, NULL) == 0);
+  se_sink_free(sink);
+  return r;
+}
+
+static void
+test_export_file_partial_entry_cut(void)
+{
+  gchar *dir = testutil_make_tmpdir();
+  LogMessage *msg = golden_message();
+  const gchar golden[] = GOLDEN_EXPORT;
+  Events e;
+  guint delivered;
+
+  /* the write stops 10 bytes into the second entry: the first is delivered, the partial one cut off */
+  _events_init(&e);
+  CU_ASSERT_EQUAL(_write_partially(dir, &e, msg, SIG_IGN, &delivered), SE_SINK_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(delivered, 1);
+  _assert_file(dir, "h1.export", golden, sizeof(golden) - 1);
+
+  _events_destroy(&e);
+  log_msg_unref(msg);
+  rmdir(dir);
+  g_free(dir);
+}
+
+static void
+test_export_file_partial_entry_kept_when_not_ours(void)
+{
+  gchar *dir = testutil_make_tmpdir();
+  LogMessage *msg = golden_message();
+  const gchar golden[] = GOLDEN_EXPORT;
+  gsize golden_len = sizeof(golden) - 1;
+  Events e;
+  guint delivered;
+  gchar *expected = g_malloc(golden_len + 10 + 6);
+
+  /* another writer appended after our partial entry: its bytes are the end of the file now, and
+   * cutting our partial entry would cut them; the file is left as it is */
+  other_writer_path = g_build_filename(dir, "h1.export", NULL);
+  _events_init(&e);
+  CU_ASSERT_EQUAL(_write_partially(dir, &e, msg, _other_writer, &delivered), SE_SINK_NOT_CONNECTED);
+  CU_ASSERT_EQUAL(delivered, 1);
+  memcpy(expected, golden, golden_len);
+  memcpy(expected + golden_len, golden, 10);
+  memcpy(expected + golden_len + 10, "OTHER\n", 6);
+  _assert_file(dir, "h1.export", expected, golden_len + 16);
+
+  g_free(expected);
+  g_free(other_writer_path);
+  _events_destroy(&e);
+  log_msg_unref(msg);
+  rmdir(dir);
+  g_free(dir);
+}
+
 static CU_TestInfo sink_tests[] =
 {
   { "journald: one datagram per event", test_journald_datagram },
   { "journald: memfd for a 300 KiB entry", test_journald_memfd },
   { "export: batches per file", test_export_file_batches },
-  { "export: unwritable path", test_export_file_unwritable },
+  { "export: a name that never opens drops its event alone", test_export_file_name_never_opens },
+  { "export: out of descriptors is not the name's fault", test_export_file_no_descriptors_left },
+  { "export: a partial entry is cut off", test_export_file_partial_entry_cut },
+  { "export: a partial entry followed by another writer's bytes stays", test_export_file_partial_entry_kept_when_not_ours },
   CU_TEST_INFO_NULL,
 };
 

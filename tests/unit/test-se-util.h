@@ -24,6 +24,7 @@
 #include "logmsg/logmsg.h"
 #include "value-pairs/value-pairs.h"
 #include "se-event.h"
+#include "se-sink.h"
 
 static GlobalConfig *se_test_cfg;
 
@@ -92,6 +93,37 @@ se_test_field_is(const SeEvent *event, const gchar *name, const gchar *value, gs
       return FALSE;
     }
   return testutil_bytes_equal((const guint8 *) f->value, f->value_len, (const guint8 *) value, len);
+}
+
+/* what the sinks of a test settle: se_test_attach() a sink, then drive it with se_test_emit() and se_test_flush() */
+static SeSinkTally se_test_tally;
+
+static inline SeSink *
+se_test_attach(SeSink *sink)
+{
+  se_sink_tally_attach(sink, &se_test_tally);
+  return sink;
+}
+
+/* emit(); *delivered: the events it reported delivered */
+static inline SeSinkResult
+se_test_emit(SeSink *sink, const SeEvent *event, guint *delivered)
+{
+  guint64 before = se_test_tally.delivered;
+  SeSinkResult r = se_sink_emit(sink, event);
+
+  *delivered = (guint) (se_test_tally.delivered - before);
+  return r;
+}
+
+static inline SeSinkResult
+se_test_flush(SeSink *sink, guint *delivered)
+{
+  guint64 before = se_test_tally.delivered;
+  SeSinkResult r = se_sink_flush(sink);
+
+  *delivered = (guint) (se_test_tally.delivered - before);
+  return r;
 }
 
 #endif

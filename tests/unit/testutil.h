@@ -49,6 +49,63 @@ testutil_run_suites(CU_SuiteInfo *suites)
   return rc;
 }
 
+/*
+ * Aborts the test program when it is still running after `seconds`: for
+ * tests whose failure would be a hang (a loop that never ends).  Call
+ * testutil_watchdog_stop() with its result once the suites ran.
+ */
+typedef struct _TestutilWatchdog
+{
+  GMutex lock;
+  GCond cond;
+  gboolean done;
+  gint64 deadline;
+  GThread *thread;
+} TestutilWatchdog;
+
+static inline gpointer
+_testutil_watchdog_run(gpointer data)
+{
+  TestutilWatchdog *self = data;
+
+  g_mutex_lock(&self->lock);
+  while (!self->done)
+    {
+      if (!g_cond_wait_until(&self->cond, &self->lock, self->deadline))
+        {
+          fprintf(stderr, "\nwatchdog: the tests hung\n");
+          abort();
+        }
+    }
+  g_mutex_unlock(&self->lock);
+  return NULL;
+}
+
+static inline TestutilWatchdog *
+testutil_watchdog_start(guint seconds)
+{
+  TestutilWatchdog *self = g_new0(TestutilWatchdog, 1);
+
+  g_mutex_init(&self->lock);
+  g_cond_init(&self->cond);
+  self->deadline = g_get_monotonic_time() + seconds * G_TIME_SPAN_SECOND;
+  self->thread = g_thread_new("watchdog", _testutil_watchdog_run, self);
+  return self;
+}
+
+static inline void
+testutil_watchdog_stop(TestutilWatchdog *self)
+{
+  g_mutex_lock(&self->lock);
+  self->done = TRUE;
+  g_cond_signal(&self->cond);
+  g_mutex_unlock(&self->lock);
+  g_thread_join(self->thread);
+  g_mutex_clear(&self->lock);
+  g_cond_clear(&self->cond);
+  g_free(self);
+}
+
 /* compare a byte range with an expected literal, printing both on mismatch */
 #define ASSERT_BYTES(actual, actual_len, expected, expected_len) \
   do { \
