@@ -379,6 +379,14 @@ _account_delivery(FastFileWorker *self, LogMessage *msg, const LogPathOptions *p
   log_dest_driver_queue_method(_driver_pipe(self), msg, path_options);
 }
 
+/* Bytes formatted after which a delivering thread asks for a write before
+ * its job ends: the writer works in parallel on what is ready, and fewer
+ * messages are held at once (the memory they took is reused while it is
+ * still in the cache).  Measured at 1,000-byte messages (one feeder, quiet
+ * machine, 4 interleaved runs): only at the job's end 246k msg/s, 256 KiB
+ * 265k, 64 KiB 264k. */
+#define FASTFILE_HANDOFF_BYTES (256 * 1024)
+
 /* a delivering thread's own formatter, made the first time it finds the lock taken */
 static FastFilePrepared *
 _prepared_for(FastFileWorker *self, gint thread_id)
@@ -463,7 +471,8 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
     {
       if (self->direct.staged_records++ == 0)
         self->direct.first_staged = g_get_monotonic_time();
-      if (!in_job || staged.buffer_full || self->direct.staged_records >= (guint) owner->batch_lines)
+      if (!in_job || staged.buffer_full || self->direct.staged_records >= (guint) owner->batch_lines
+          || self->lane.staged_bytes >= FASTFILE_HANDOFF_BYTES)
         post = _request_handoff_locked(self, in_job);
     }
   else
