@@ -200,15 +200,20 @@ batch_buffer_reset(BatchBuffer *self)
   self->n_records = 0;
   self->record_start = 0;
   self->average_record = _average_record_size(self);
+  /* what recent batches took: the latest one, or three quarters of what was kept before */
+  self->recent_bytes = MAX(self->batch_bytes, self->recent_bytes - self->recent_bytes / 4);
   self->batch_bytes = 0;
   self->batch_records = 0;
 
-  if (self->fixed_capacity == 0 && self->average_record > 0)
+  if (self->fixed_capacity == 0 && self->recent_bytes > 0)
     {
-      /* steady state: a whole batch of average records fits without growing,
-       * up to a bound; what an outlier made it take is given back */
-      guint64 wanted = MIN((guint64) self->expected_records * self->average_record, BATCH_BUFFER_RESERVE_CAP);
+      /* steady state: a whole batch fits without growing (batch-lines of
+       * average records, or what recent batches took: a file of a templated
+       * name takes its share), up to a bound; what a batch of outliers made
+       * it take is given back over the next few batches */
+      guint64 wanted = MAX((guint64) self->expected_records * self->average_record, self->recent_bytes);
 
+      wanted = MIN(wanted, BATCH_BUFFER_RESERVE_CAP);
       wanted = MAX(wanted, BATCH_BUFFER_PAGE_SIZE - 1);
       _reserve_bytes(self, (gsize) wanted);
       gsize capacity = batch_buffer_capacity(self);

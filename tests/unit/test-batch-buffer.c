@@ -242,12 +242,44 @@ test_adaptive_capacity_is_expected_records_times_average(void)
   batch_buffer_reset(&buffer);
   CU_ASSERT_EQUAL(batch_buffer_capacity(&buffer) + 1, 74 * PAGE);
 
-  /* far below it, the memory is given back: 10 x 10 bytes -> one page */
+  /* far below it, the memory is given back over a few batches: down to
+   * within 4x of the 10,000 bytes these batches take */
   batch_buffer_set_expected_records(&buffer, 10);
-  for (gint i = 0; i < 1000; i++)
-    _append_record_of_size(&buffer, 10, 'b');
+  for (gint batch = 0; batch < 12; batch++)
+    {
+      for (gint i = 0; i < 1000; i++)
+        _append_record_of_size(&buffer, 10, 'b');
+      batch_buffer_reset(&buffer);
+    }
+  CU_ASSERT_TRUE(batch_buffer_capacity(&buffer) >= 10000);
+  CU_ASSERT_TRUE(batch_buffer_capacity(&buffer) <= 4 * 10000);
+  batch_buffer_destroy(&buffer);
+}
+
+/* a file of a templated name (one record expected) keeps what its batches
+ * take: batches of changing size do not shrink and regrow it each time */
+static void
+test_templated_share_is_kept_across_uneven_batches(void)
+{
+  BatchBuffer buffer;
+  guint sizes[] = { 500, 40, 300, 20, 500, 10 };
+
+  batch_buffer_init(&buffer, 1, 0);
+  for (gint i = 0; i < 500; i++)
+    _append_record_of_size(&buffer, 100, 'u');
   batch_buffer_reset(&buffer);
-  CU_ASSERT_EQUAL(batch_buffer_capacity(&buffer) + 1, PAGE);
+  gchar *str = batch_buffer_data(&buffer)->str;
+  gsize capacity = batch_buffer_capacity(&buffer);
+  CU_ASSERT_TRUE(capacity >= 50000);
+
+  for (gint batch = 0; batch < 12; batch++)
+    {
+      for (guint i = 0; i < sizes[batch % G_N_ELEMENTS(sizes)]; i++)
+        _append_record_of_size(&buffer, 100, 'u');
+      batch_buffer_reset(&buffer);
+      CU_ASSERT_PTR_EQUAL(batch_buffer_data(&buffer)->str, str);
+      CU_ASSERT_EQUAL(batch_buffer_capacity(&buffer), capacity);
+    }
   batch_buffer_destroy(&buffer);
 }
 
@@ -269,11 +301,15 @@ test_outlier_reservation_is_bounded_and_shrinks(void)
   batch_buffer_reset(&buffer);
   CU_ASSERT_TRUE(batch_buffer_capacity(&buffer) < 4 * 1024 * 1024 + PAGE);
 
-  /* one batch of ordinary records: the next reservation is what they need */
-  for (gint i = 0; i < 1000; i++)
-    _append_record_of_size(&buffer, 100, 'n');
-  batch_buffer_reset(&buffer);
-  CU_ASSERT_EQUAL(batch_buffer_capacity(&buffer) + 1, 25 * PAGE);
+  /* ordinary records again: a few batches later the reservation is within 4x of what they need */
+  for (gint batch = 0; batch < 16; batch++)
+    {
+      for (gint i = 0; i < 1000; i++)
+        _append_record_of_size(&buffer, 100, 'n');
+      batch_buffer_reset(&buffer);
+    }
+  CU_ASSERT_TRUE(batch_buffer_capacity(&buffer) <= 4 * 100000);
+  CU_ASSERT_TRUE(batch_buffer_capacity(&buffer) >= 100000);
   batch_buffer_destroy(&buffer);
 }
 
@@ -398,6 +434,7 @@ static CU_TestInfo batch_buffer_tests[] =
   { "reset keeps memory", test_reset_keeps_memory },
   { "adaptive capacity", test_adaptive_capacity_is_expected_records_times_average },
   { "an outlier's reservation is bounded and shrinks", test_outlier_reservation_is_bounded_and_shrinks },
+  { "a templated file's share is kept across uneven batches", test_templated_share_is_kept_across_uneven_batches },
   { "geometric growth", test_grows_geometrically_when_a_batch_does_not_fit },
   { "no reallocation in steady state", test_no_reallocation_in_steady_state },
   { "fixed capacity", test_fixed_capacity },
