@@ -283,23 +283,15 @@ _account_written(FastFileEntry *entry, gsize written)
   entry->head_written = total - whole;
 }
 
-/* writes what is left in entry->out; TRUE when all of it reached the file */
+/* writes out's bytes up to `end` (a record end) from where a torn write left
+ * off; TRUE when all of them reached the file */
 static gboolean
-_write_entry(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
+_write_prefix(FastFileSet *self, FastFileEntry *entry, gsize end, gint time_reopen)
 {
   BatchWriteResult result;
   BatchBuffer *out = &entry->out;
 
-  if (batch_buffer_len(out) == 0)
-    return TRUE;
-  if (entry->fd < 0 && !_open(self, entry, time_reopen))
-    return FALSE;
-
-  entry->last_used = _now_sec();
-  g_queue_unlink(&self->lru, &entry->lru_link);
-  g_queue_push_head_link(&self->lru, &entry->lru_link);
-
-  gsize len = batch_buffer_len(out) - entry->head_written;
+  gsize len = end - entry->head_written;
   gboolean complete = batch_writer_write(entry->fd, batch_buffer_data(out)->str + entry->head_written, len, &result);
   self->write_syscalls += result.syscalls;
   _account_written(entry, result.written);
@@ -314,7 +306,6 @@ _write_entry(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
                   evt_tag_str("path", entry->path),
                   evt_tag_error("error"),
                   log_pipe_location_tag(self->options.owner));
-      batch_buffer_reset(out);
       return TRUE;
     }
 
@@ -339,6 +330,155 @@ _write_entry(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
             evt_tag_int("time_reopen", time_reopen),
             log_pipe_location_tag(self->options.owner));
   return FALSE;
+}
+
+static void
+_rotation_error(FastFileSet *self, FastFileEntry *entry, const gchar *what, const gchar *from, const gchar *to,
+                gint error, gint time_reopen)
+{
+  _count_failure(entry, error, time_reopen);
+  msg_error("fast-file(): error rotating file, retrying after time-reopen",
+            evt_tag_str("driver", self->options.driver_id),
+            evt_tag_str("path", entry->path),
+            evt_tag_str("operation", what),
+            evt_tag_str("file", from),
+            evt_tag_str("new_file", to ? to : ""),
+            evt_tag_int("errno", error),
+            evt_tag_str("error", g_strerror(error)),
+            evt_tag_int("attempt", entry->attempts),
+            evt_tag_int("retries", self->options.retries),
+            evt_tag_int("time_reopen", time_reopen),
+            log_pipe_location_tag(self->options.owner));
+}
+
+/* path.N-1 -> path.N ... path -> path.1 (rename() replaces the oldest).
+ * From the oldest down, so that a chain cut short by an error is simply
+ * run again: a name already moved on is missing (ENOENT) and skipped. */
+static gboolean
+_rename_chain(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
+{
+  const FastFileRotation *rotation = self->options.rotation;
+  gboolean ok = TRUE;
+
+  for (gint i = rotation->rotations; ok && i >= 1; i--)
+    {
+      gchar *from = i > 1 ? g_strdup_printf("%s.%d", entry->path, i - 1) : g_strdup(entry->path);
+      gchar *to = g_strdup_printf("%s.%d", entry->path, i);
+
+      if (rename(from, to) < 0 && errno != ENOENT)
+        {
+          _rotation_error(self, entry, "rename", from, to, errno, time_reopen);
+          ok = FALSE;
+        }
+      g_free(from);
+      g_free(to);
+    }
+  return ok;
+}
+
+/* close the file and move it to path.1; the next write opens a new one.  A
+ * file no longer at its path was rotated by someone else (another worker of
+ * this destination, an external logrotate): only let go of it. */
+static gboolean
+_rotate(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
+{
+  struct stat st_fd, st_path;
+  gboolean ours = fstat(entry->fd, &st_fd) == 0 && stat(entry->path, &st_path) == 0
+                  && st_fd.st_dev == st_path.st_dev && st_fd.st_ino == st_path.st_ino;
+
+  _close_fd(self, entry);
+  if (!ours)
+    return TRUE;
+  if (!_rename_chain(self, entry, time_reopen))
+    return FALSE;
+
+  stats_counter_inc(self->options.rotation->rotated);
+  msg_verbose("fast-file(): file reached logrotate(size()), rotated",
+              evt_tag_str("driver", self->options.driver_id),
+              evt_tag_str("path", entry->path),
+              evt_tag_long("size", (glong) self->options.rotation->size));
+  return TRUE;
+}
+
+typedef enum
+{
+  FIT_WRITE,      /* write up to *end */
+  FIT_ROTATED,    /* the file was rotated: open the next one */
+  FIT_FAILED,     /* retry after time-reopen */
+} FitResult;
+
+/* How much of out goes into the open file: whole records up to size().  A
+ * file that holds nothing of ours yet (nothing, or only a BOM) takes at
+ * least one record, however large; otherwise a record that does not fit
+ * rotates the file first.  A torn record is finished in its file. */
+static FitResult
+_fit_rotation(FastFileSet *self, FastFileEntry *entry, gsize *end, gboolean just_rotated, gint time_reopen)
+{
+  const FastFileRotation *rotation = self->options.rotation;
+  BatchBuffer *out = &entry->out;
+  struct stat st;
+
+  if (entry->head_written)
+    return FIT_WRITE;
+  /* other workers of this destination may append to it too: the file's size, not ours */
+  if (fstat(entry->fd, &st) < 0 || !S_ISREG(st.st_mode))
+    return FIT_WRITE;
+
+  guint64 size = st.st_size;
+  guint64 room = size < rotation->size ? rotation->size - size : 0;
+  if (batch_buffer_len(out) <= room)
+    return FIT_WRITE;
+
+  guint records = batch_buffer_records_in_prefix(out, room);
+  if (records)
+    {
+      *end = out->record_ends[records - 1];
+      return FIT_WRITE;
+    }
+  /* one record alone is larger than size(); after a rotation the new file
+   * takes one even if something else wrote into it first, so that rotations never loop */
+  if (size <= self->options.bom_len || just_rotated)
+    {
+      *end = out->record_ends[0];
+      return FIT_WRITE;
+    }
+  return _rotate(self, entry, time_reopen) ? FIT_ROTATED : FIT_FAILED;
+}
+
+/* writes what is left in entry->out; TRUE when all of it reached the file */
+static gboolean
+_write_entry(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
+{
+  BatchBuffer *out = &entry->out;
+  gboolean just_rotated = FALSE;
+
+  if (batch_buffer_len(out) == 0)
+    return TRUE;
+
+  while (batch_buffer_len(out) > 0)
+    {
+      if (entry->fd < 0 && !_open(self, entry, time_reopen))
+        return FALSE;
+
+      entry->last_used = _now_sec();
+      g_queue_unlink(&self->lru, &entry->lru_link);
+      g_queue_push_head_link(&self->lru, &entry->lru_link);
+
+      gsize end = batch_buffer_len(out);
+      if (fastfile_rotation_enabled(self->options.rotation))
+        {
+          FitResult fit = _fit_rotation(self, entry, &end, just_rotated, time_reopen);
+          if (fit == FIT_FAILED)
+            return FALSE;
+          just_rotated = fit == FIT_ROTATED;
+          if (just_rotated)
+            continue;
+        }
+      if (!_write_prefix(self, entry, end, time_reopen))
+        return FALSE;
+    }
+  batch_buffer_reset(out);
+  return TRUE;
 }
 
 static void

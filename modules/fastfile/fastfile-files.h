@@ -21,6 +21,7 @@
 #include "batch-writer.h"
 #include "append-opener.h"
 #include "logpipe.h"
+#include "stats/stats-counter.h"
 #include "fastfile-suppress.h"
 #include "fastfile-mark.h"
 
@@ -79,6 +80,21 @@ typedef struct _FastFileEntry
   FastFileMarkSlot mark;
 } FastFileEntry;
 
+/* logrotate(): the driver's, shared by its lanes */
+typedef struct _FastFileRotation
+{
+  gboolean enable;
+  guint64 size;               /* bytes a file may reach; more only when one record alone is larger */
+  gint rotations;             /* app.log.1 ... app.log.N kept; 0: no rotation */
+  StatsCounterItem *rotated;  /* stats-level(1): rotations done */
+} FastFileRotation;
+
+static inline gboolean
+fastfile_rotation_enabled(const FastFileRotation *self)
+{
+  return self && self->enable && self->size > 0 && self->rotations > 0;
+}
+
 typedef struct _FastFileSetOptions
 {
   const AppendOpenerOptions *opener;
@@ -92,6 +108,7 @@ typedef struct _FastFileSetOptions
   gboolean ignore_errors;     /* flags(ignore-errors): a failed write is not waited on before the next */
   const guint8 *bom;          /* written first into a new, empty file; NULL: none */
   gsize bom_len;
+  const FastFileRotation *rotation;   /* NULL or not enabled: files grow without bound */
   /* every log line names the destination: the driver's id and config location */
   const gchar *driver_id;
   LogPipe *owner;

@@ -201,6 +201,24 @@ fastfile_dd_set_symlink_as(LogDriver *d, const gchar *symlink_as)
   append_opener_options_set_symlink_as(&((FastFileDriver *) d)->opener_options, symlink_as);
 }
 
+void
+fastfile_dd_set_logrotate_enable(LogDriver *d, gboolean enable)
+{
+  ((FastFileDriver *) d)->rotation.enable = enable;
+}
+
+void
+fastfile_dd_set_logrotate_size(LogDriver *d, guint64 size)
+{
+  ((FastFileDriver *) d)->rotation.size = size;
+}
+
+void
+fastfile_dd_set_logrotate_rotations(LogDriver *d, gint rotations)
+{
+  ((FastFileDriver *) d)->rotation.rotations = rotations;
+}
+
 static const gchar *
 _format_stats_instance(LogThreadedDestDriver *d)
 {
@@ -256,6 +274,7 @@ fastfile_dd_init_worker_options(FastFileDriver *self)
     .literal_name = self->filename_is_literal,
     .retries = s->retries_on_error_max,
     .ignore_errors = (self->writer_flags & LWO_IGNORE_ERRORS) != 0,
+    .rotation = &self->rotation,
     .driver_id = s->super.super.id,
     .owner = &s->super.super.super,
   };
@@ -301,7 +320,7 @@ _queue(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
 /* file()'s counters of its writer options, by file()'s names and stats level */
 static void
 _writer_counter_keys(FastFileDriver *self, StatsClusterKey *pipe, StatsClusterKey *truncated_count,
-                     StatsClusterKey *truncated_bytes)
+                     StatsClusterKey *truncated_bytes, StatsClusterKey *rotations)
 {
   guint16 component = self->super.stats_source | SCS_DESTINATION;
   const gchar *id = self->super.super.super.id;
@@ -310,28 +329,31 @@ _writer_counter_keys(FastFileDriver *self, StatsClusterKey *pipe, StatsClusterKe
   stats_cluster_logpipe_key_set(pipe, component, id, instance);
   stats_cluster_single_key_set_with_name(truncated_count, component, id, instance, "truncated_count");
   stats_cluster_single_key_set_with_name(truncated_bytes, component, id, instance, "truncated_bytes");
+  stats_cluster_single_key_set_with_name(rotations, component, id, instance, "rotations");
 }
 
 static void
 _register_writer_counters(FastFileDriver *self)
 {
-  StatsClusterKey pipe, truncated_count, truncated_bytes;
+  StatsClusterKey pipe, truncated_count, truncated_bytes, rotations;
 
-  _writer_counter_keys(self, &pipe, &truncated_count, &truncated_bytes);
+  _writer_counter_keys(self, &pipe, &truncated_count, &truncated_bytes, &rotations);
   stats_lock();
   stats_register_counter(STATS_LEVEL1, &truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
   stats_register_counter(STATS_LEVEL1, &truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
   if (self->suppress_options.seconds > 0)
     stats_register_counter(STATS_LEVEL1, &pipe, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
+  if (fastfile_rotation_enabled(&self->rotation))
+    stats_register_counter(STATS_LEVEL1, &rotations, SC_TYPE_SINGLE_VALUE, &self->rotation.rotated);
   stats_unlock();
 }
 
 static void
 _unregister_writer_counters(FastFileDriver *self)
 {
-  StatsClusterKey pipe, truncated_count, truncated_bytes;
+  StatsClusterKey pipe, truncated_count, truncated_bytes, rotations;
 
-  _writer_counter_keys(self, &pipe, &truncated_count, &truncated_bytes);
+  _writer_counter_keys(self, &pipe, &truncated_count, &truncated_bytes, &rotations);
   stats_lock();
   if (self->record_options.truncated_count)
     stats_unregister_counter(&truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
@@ -339,6 +361,8 @@ _unregister_writer_counters(FastFileDriver *self)
     stats_unregister_counter(&truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
   if (self->suppress_options.suppressed)
     stats_unregister_counter(&pipe, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
+  if (self->rotation.rotated)
+    stats_unregister_counter(&rotations, SC_TYPE_SINGLE_VALUE, &self->rotation.rotated);
   stats_unlock();
 }
 
@@ -473,6 +497,9 @@ fastfile_dd_new(LogTemplate *filename_template, GlobalConfig *cfg)
   self->super.super.super.super.generate_persist_name = _format_persist_name;
   self->super.format_stats_instance = _format_stats_instance;
   self->super.stats_source = stats_register_type("fast-file");
+  /* syslog-ng 4.10 file()'s defaults, once logrotate(enable(yes)) */
+  self->rotation.size = 1000000;
+  self->rotation.rotations = 1;
   self->super.worker.construct = _construct_worker;
   self->queue_in_framework = self->super.super.super.super.queue;
   self->super.super.super.super.queue = _queue;

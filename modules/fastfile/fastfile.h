@@ -46,6 +46,7 @@ typedef struct _FastFileDriver
   gboolean fsync;
   gint time_reap;
   gint max_open_files;
+  FastFileRotation rotation;          /* logrotate() */
 
   /* file()'s writer options (LogWriter's): flags(), pad-size(), truncate-size(), suppress(), mark-*() */
   guint32 writer_flags;               /* LWO_* */
@@ -91,6 +92,9 @@ void fastfile_dd_set_mark_freq(LogDriver *d, gint seconds);
 gboolean fastfile_dd_set_mark_mode(LogDriver *d, const gchar *mode);
 void fastfile_dd_set_overwrite_if_older(LogDriver *d, gint seconds);
 void fastfile_dd_set_symlink_as(LogDriver *d, const gchar *symlink_as);
+void fastfile_dd_set_logrotate_enable(LogDriver *d, gboolean enable);
+void fastfile_dd_set_logrotate_size(LogDriver *d, guint64 size);
+void fastfile_dd_set_logrotate_rotations(LogDriver *d, gint rotations);
 
 void fastfile_dd_global_init(void);
 /* init: what the workers run with, from the options set (after the template and perm options are initialized) */
