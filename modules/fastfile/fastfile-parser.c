@@ -40,6 +40,8 @@ static CfgLexerKeyword fastfile_keywords[] =
   { "enable",             KW_LOGROTATE_ENABLE },
   { "size",               KW_LOGROTATE_SIZE },
   { "rotations",          KW_LOGROTATE_ROTATIONS },
+  { "compression",        KW_COMPRESSION },
+  { "compression_level",  KW_COMPRESSION_LEVEL },
   { NULL }
 };
 

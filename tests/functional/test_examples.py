@@ -165,19 +165,20 @@ class TestExamples(fdharness.TestCase):
         text = example("size-rotation.conf")
         self.assertIn("size(100MiB)", text)
         cfg = with_defines(text.replace("size(100MiB)", "size(4KiB)"), {"logdir": logdir, "input": sock})
-        msgs = ["message %04d %s" % (i, "x" * 40) for i in range(400)]
+        # compressed ~10:1 at most: enough to fill eight files of 4 KiB
+        msgs = ["message %04d %s" % (i, os.urandom(24).hex()) for i in range(1500)]
         with fdharness.SyslogNg(cfg, workdir=w) as sng:
             fdharness.send_lines(sock, [local("svc", 7, m) for m in msgs])
             self.assertTrue(fdharness.wait_until(
-                lambda: sng.stat("dst.fast-file", "d_rotated", "written") == 400, 30), sng.stats())
-        base = os.path.join(logdir, "rotated", "svc.log")
+                lambda: sng.stat("dst.fast-file", "d_rotated", "written") == 1500, 30), sng.stats())
+        base = os.path.join(logdir, "rotated", "svc.log.zst")
         names = ["%s.%d" % (base, i) for i in range(7, 0, -1)] + [base]
         self.assertFalse(os.path.exists(base + ".8"))
         got = []
         for name in names:
-            with open(name, "rb") as f:
-                data = f.read()
-            self.assertLessEqual(len(data), 4096, name)
+            self.assertLessEqual(os.path.getsize(name), 4096, name)
+            # the stock reader, as a user would
+            data = subprocess.run(["zstdcat", name], stdout=subprocess.PIPE, check=True).stdout
             self.assertTrue(data.endswith(b"\n"), name)
             got += data.decode().splitlines()
         # the oldest files were deleted: the newest lines remain, whole and in order
