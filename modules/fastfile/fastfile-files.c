@@ -521,7 +521,7 @@ typedef enum
 /* How much of out goes into the open file: whole records up to size().  A
  * file that holds nothing of ours yet (nothing, or only a BOM) takes at
  * least one record, however large; otherwise a record that does not fit
- * rotates the file first.  A torn record is finished in its file. */
+ * rotates the file first.  A torn record is finished in its file first. */
 static FitResult
 _fit_rotation(FastFileSet *self, FastFileEntry *entry, gsize *end, gboolean just_rotated, gint time_reopen)
 {
@@ -530,7 +530,11 @@ _fit_rotation(FastFileSet *self, FastFileEntry *entry, gsize *end, gboolean just
   struct stat st;
 
   if (entry->head_written)
-    return FIT_WRITE;
+    {
+      /* the torn record fit when it was started; the rest is measured once it is finished */
+      *end = out->record_ends[0];
+      return FIT_WRITE;
+    }
   /* other workers of this destination may append to it too: the file's size, not ours */
   if (fstat(entry->fd, &st) < 0 || !S_ISREG(st.st_mode))
     return FIT_WRITE;

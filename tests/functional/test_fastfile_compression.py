@@ -86,12 +86,31 @@ class Compression(fdharness.TestCase):
         self.check_same_as_plain("zstd")
 
     def test_levels(self):
-        w1 = self.check_same_as_plain("zstd", "compression-level(1)")
-        w19 = self.check_same_as_plain("zstd", "compression-level(19)")
-        self.assertLess(os.path.getsize(os.path.join(w19, "out.log")), os.path.getsize(os.path.join(w1, "out.log")))
-        g1 = self.check_same_as_plain("gzip", "compression-level(1)")
-        g9 = self.check_same_as_plain("gzip", "compression-level(9)")
-        self.assertLess(os.path.getsize(os.path.join(g9, "out.log")), os.path.getsize(os.path.join(g1, "out.log")))
+        """two destinations of the same messages in one syslog-ng (so the same batches), levels apart"""
+        for kind, low, high in (("zstd", 1, 19), ("gzip", 1, 9)):
+            w = self.workdir()
+            cfg = """
+options { keep-hostname(yes); stats-level(1); };
+source s_in { unix-stream("%(w)s/in.sock" flags(expect-hostname)); };
+destination d_plain { fast-file("%(w)s/plain.log"); };
+destination d_low { fast-file("%(w)s/low.log" compression(%(kind)s) compression-level(%(low)d)); };
+destination d_high { fast-file("%(w)s/high.log" compression(%(kind)s) compression-level(%(high)d)); };
+log { source(s_in); destination(d_plain); destination(d_low); destination(d_high); };
+""" % {"w": w, "kind": kind, "low": low, "high": high}
+            msgs = lines(5000)
+            with fdharness.SyslogNg(cfg, workdir=w) as sng:
+                fdharness.send_lines(os.path.join(w, "in.sock"), msgs)
+                self.assertTrue(fdharness.wait_until(
+                    lambda: all(stat(sng, d, "written") >= len(msgs) for d in ("d_plain", "d_low", "d_high")), 60))
+            plain = read(os.path.join(w, "plain.log"))
+            for name in ("low.log", "high.log"):
+                self.assertEqual(decompress(kind, os.path.join(w, name)), plain)
+            self.assertLess(os.path.getsize(os.path.join(w, "high.log")), os.path.getsize(os.path.join(w, "low.log")),
+                            kind)
+            if kind == "gzip":
+                # the gzip header's XFL byte: 4 = fastest (level 1), 2 = best (level 9)
+                self.assertEqual(read(os.path.join(w, "low.log"))[8], 4)
+                self.assertEqual(read(os.path.join(w, "high.log"))[8], 2)
 
     def test_none_is_plain(self):
         msgs = lines(300)
