@@ -493,14 +493,19 @@ _rename_chain(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
 static gboolean
 _rotate(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
 {
+  FastFileRotation *rotation = (FastFileRotation *) self->options.rotation;
   struct stat st_fd, st_path;
+
+  g_mutex_lock(&rotation->lock);
   gboolean ours = fstat(entry->fd, &st_fd) == 0 && stat(entry->path, &st_path) == 0
                   && st_fd.st_dev == st_path.st_dev && st_fd.st_ino == st_path.st_ino;
 
   _close_fd(self, entry);
+  gboolean renamed = ours && _rename_chain(self, entry, time_reopen);
+  g_mutex_unlock(&rotation->lock);
   if (!ours)
     return TRUE;
-  if (!_rename_chain(self, entry, time_reopen))
+  if (!renamed)
     return FALSE;
 
   stats_counter_inc(self->options.rotation->rotated);
@@ -509,6 +514,19 @@ _rotate(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
               evt_tag_str("path", entry->path),
               evt_tag_long("size", (glong) self->options.rotation->size));
   return TRUE;
+}
+
+/* workers(N > 1): another worker may have rotated the file this one still
+ * holds; it may be renamed on to the oldest name and deleted, so nothing more
+ * goes into it */
+static gboolean
+_moved_by_another_writer(FastFileSet *self, FastFileEntry *entry, const struct stat *st_fd)
+{
+  struct stat st_path;
+
+  if (self->options.single_writer)
+    return FALSE;
+  return stat(entry->path, &st_path) < 0 || st_path.st_dev != st_fd->st_dev || st_path.st_ino != st_fd->st_ino;
 }
 
 typedef enum
@@ -538,6 +556,11 @@ _fit_rotation(FastFileSet *self, FastFileEntry *entry, gsize *end, gboolean just
   /* other workers of this destination may append to it too: the file's size, not ours */
   if (fstat(entry->fd, &st) < 0 || !S_ISREG(st.st_mode))
     return FIT_WRITE;
+  if (_moved_by_another_writer(self, entry, &st))
+    {
+      _close_fd(self, entry);
+      return FIT_ROTATED;
+    }
 
   guint64 size = st.st_size;
   guint64 room = size < rotation->size ? rotation->size - size : 0;
@@ -584,6 +607,11 @@ _compress_fit(FastFileSet *self, FastFileEntry *entry, gsize *end, gboolean just
     }
   if (!fastfile_rotation_enabled(rotation) || !S_ISREG(st->st_mode))
     return FIT_WRITE;
+  if (_moved_by_another_writer(self, entry, st))
+    {
+      _close_fd(self, entry);
+      return FIT_ROTATED;
+    }
 
   guint64 size = st->st_size;
   guint64 room = size < rotation->size ? rotation->size - size : 0;

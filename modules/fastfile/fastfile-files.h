@@ -96,6 +96,9 @@ typedef struct _FastFileRotation
   guint64 size;               /* bytes a file may reach; more only when one record alone is larger */
   gint rotations;             /* app.log.1 ... app.log.N kept; 0: no rotation */
   StatsCounterItem *rotated;  /* stats-level(1): rotations done */
+  /* workers(N > 1) append to the same files: one rotation of a name at a
+   * time, or two renaming chains would move a file over another */
+  GMutex lock;
 } FastFileRotation;
 
 static inline gboolean

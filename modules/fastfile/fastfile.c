@@ -505,6 +505,7 @@ _free(LogPipe *s)
   append_opener_options_destroy(&self->opener_options);
   host_resolve_options_destroy(&self->mark_options.host_resolve_options);
   g_mutex_clear(&self->reopen_lock);
+  g_mutex_clear(&self->rotation.lock);
   log_threaded_dest_driver_free(s);
 }
 
@@ -556,6 +557,7 @@ fastfile_dd_new(LogTemplate *filename_template, GlobalConfig *cfg)
   /* syslog-ng 4.10 file()'s defaults, once logrotate(enable(yes)) */
   self->rotation.size = 1000000;
   self->rotation.rotations = 1;
+  g_mutex_init(&self->rotation.lock);
   self->compression.level = BATCH_COMPRESSION_LEVEL_DEFAULT;
   self->super.worker.construct = _construct_worker;
   self->queue_in_framework = self->super.super.super.super.queue;

@@ -192,6 +192,32 @@ class Rotation(fdharness.TestCase):
         self.run_lines(w, config(w, "app.log", "logrotate(enable(no) size(1000) rotations(3))"), lines)
         self.assertEqual(chain(w, "app.log"), ["app.log"])
 
+    def test_workers_share_the_rotation(self):
+        """workers(2) append to one file: whichever rotates it, the other lets go of it; every line
+        once (their order is not kept across workers, as without rotation)"""
+        w = self.workdir()
+        lines = numbered(6000)
+        rotations = 1000
+        with fdharness.SyslogNg(config(w, "app.log", "workers(2) logrotate(enable(yes) size(8000) rotations(%d))"
+                                       % rotations), workdir=w) as sng:
+            # two connections: two main loop threads deliver, so both workers write
+            import threading
+            half = len(lines) // 2
+            senders = [threading.Thread(target=fdharness.send_lines, args=(os.path.join(w, "in.sock"), part))
+                       for part in (lines[:half], lines[half:])]
+            for t in senders:
+                t.start()
+            for t in senders:
+                t.join()
+            self.assertTrue(fdharness.wait_until(lambda: stat(sng, "written") >= len(lines), 60), sng.output())
+        got = []
+        for name in chain(w, "app.log"):
+            data = read(os.path.join(w, name))
+            self.assertTrue(data.endswith(b"\n"), name)
+            got += data.split(b"\n")[:-1]
+        self.assertLess(len(chain(w, "app.log")), rotations, "the oldest name was reached: lines may be deleted")
+        self.assertEqual(sorted(got), sorted(lines), "lines lost or doubled")
+
     def test_no_rotation_without_rotations(self):
         w = self.workdir()
         lines = numbered(500)
