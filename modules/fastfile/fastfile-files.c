@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <string.h>
 #include <xxhash.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -174,13 +175,51 @@ _count_failure(FastFileEntry *entry, gint error, gint time_reopen)
 }
 
 static gboolean
+_compressed(FastFileSet *self)
+{
+  return self->options.compression && self->options.compression->type != BATCH_COMPRESSION_NONE;
+}
+
+/* one member/frame of out's first `end` bytes (or of the BOM) */
+static gboolean
+_compress(FastFileSet *self, FastFileEntry *entry, const void *data, gsize len, const guint8 **member,
+          gsize *member_len)
+{
+  const gchar *error_text = "the compressor could not be started";
+
+  if (self->compressor && batch_compressor_compress(self->compressor, data, len, member, member_len, &error_text))
+    return TRUE;
+  entry->last_errno = EIO;
+  msg_error("fast-file(): compression failed",
+            evt_tag_str("driver", self->options.driver_id),
+            evt_tag_str("path", entry->path),
+            evt_tag_str("compression", batch_compression_name(self->options.compression->type)),
+            evt_tag_str("error", error_text),
+            log_pipe_location_tag(self->options.owner));
+  return FALSE;
+}
+
+static gboolean
 _write_bom(FastFileSet *self, FastFileEntry *entry)
 {
   BatchWriteResult result;
+  const guint8 *bom = self->options.bom;
+  gsize bom_len = self->options.bom_len;
 
+  /* compressed, the BOM is the first member: the decompressed file starts with it */
+  if (_compressed(self) && !_compress(self, entry, bom, bom_len, &bom, &bom_len))
+    return FALSE;
   self->write_syscalls++;
-  if (batch_writer_write(entry->fd, self->options.bom, self->options.bom_len, &result))
-    return TRUE;
+  if (batch_writer_write(entry->fd, bom, bom_len, &result))
+    {
+      entry->only_bom = TRUE;
+      if (_compressed(self))
+        {
+          stats_counter_add(self->options.compression->bytes_in, self->options.bom_len);
+          stats_counter_add(self->options.compression->bytes_out, bom_len);
+        }
+      return TRUE;
+    }
 
   /* a BOM cut short would corrupt the file: start over on the next attempt */
   entry->last_errno = result.error;
@@ -190,6 +229,72 @@ _write_bom(FastFileSet *self, FastFileEntry *entry)
               evt_tag_str("path", entry->path),
               log_pipe_location_tag(self->options.owner));
   return FALSE;
+}
+
+/* compression(): a member/frame cut short at the end of the file (a crash
+ * or a full disk mid-write) is cut off before anything is appended, or the
+ * file would not decompress past it.  Only what is merely incomplete at the
+ * very end is cut; bytes no decoder takes are left alone.  With more than one
+ * writer the end may be another worker's write in progress: not ours to judge. */
+static void
+_cut_torn_unit(FastFileSet *self, FastFileEntry *entry)
+{
+  BatchCompression type = self->options.compression->type;
+  struct stat st;
+  off_t valid_end;
+
+  if (!self->options.single_writer || fstat(entry->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+    return;
+  if (entry->whole_end.valid && entry->whole_end.dev == st.st_dev && entry->whole_end.ino == st.st_ino
+      && entry->whole_end.size == st.st_size)
+    return;
+
+  /* the descriptor is write-only: read the same file through /proc */
+  gchar proc_path[64];
+  g_snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", entry->fd);
+  gint rfd = open(proc_path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  BatchScanResult scan = rfd >= 0 ? batch_compressor_scan(type, rfd, st.st_size, &valid_end) : BATCH_SCAN_READ_ERROR;
+  gint error = errno;
+  if (rfd >= 0)
+    close(rfd);
+
+  switch (scan)
+    {
+    case BATCH_SCAN_WHOLE:
+      break;
+    case BATCH_SCAN_TORN:
+      if (ftruncate(entry->fd, valid_end) == 0)
+        msg_warning("fast-file(): cut a partly written compressed unit off the end of the file",
+                    evt_tag_str("driver", self->options.driver_id),
+                    evt_tag_str("path", entry->path),
+                    evt_tag_str("compression", batch_compression_name(type)),
+                    evt_tag_long("offset", (glong) valid_end),
+                    evt_tag_long("cut_bytes", (glong) (st.st_size - valid_end)),
+                    log_pipe_location_tag(self->options.owner));
+      else
+        msg_error("fast-file(): error cutting a partly written compressed unit off the end of the file",
+                  evt_tag_str("driver", self->options.driver_id),
+                  evt_tag_str("path", entry->path),
+                  evt_tag_error("error"),
+                  log_pipe_location_tag(self->options.owner));
+      break;
+    case BATCH_SCAN_FOREIGN:
+      msg_warning("fast-file(): the file holds bytes that are not compression() output, appending after them",
+                  evt_tag_str("driver", self->options.driver_id),
+                  evt_tag_str("path", entry->path),
+                  evt_tag_str("compression", batch_compression_name(type)),
+                  evt_tag_long("offset", (glong) valid_end),
+                  log_pipe_location_tag(self->options.owner));
+      break;
+    case BATCH_SCAN_READ_ERROR:
+      msg_error("fast-file(): error reading the file to check its end for a partly written compressed unit",
+                evt_tag_str("driver", self->options.driver_id),
+                evt_tag_str("path", entry->path),
+                evt_tag_int("errno", error),
+                evt_tag_str("error", g_strerror(error)),
+                log_pipe_location_tag(self->options.owner));
+      break;
+    }
 }
 
 static gboolean
@@ -229,7 +334,11 @@ _open(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
 
   entry->fd = opened.fd;
   entry->permanent_error = FALSE;
+  entry->only_bom = FALSE;
   g_queue_push_head_link(&self->lru, &entry->lru_link);
+
+  if (_compressed(self) && !opened.is_new_empty)
+    _cut_torn_unit(self, entry);
 
   if (entry->head_written && !_torn_end_matches(entry, entry->fd))
     _restart_torn_head(entry);
@@ -283,26 +392,20 @@ _account_written(FastFileEntry *entry, gsize written)
   entry->head_written = total - whole;
 }
 
-/* writes what is left in entry->out; TRUE when all of it reached the file */
+/* writes out's bytes up to `end` (a record end) from where a torn write left
+ * off; TRUE when all of them reached the file */
 static gboolean
-_write_entry(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
+_write_prefix(FastFileSet *self, FastFileEntry *entry, gsize end, gint time_reopen)
 {
   BatchWriteResult result;
   BatchBuffer *out = &entry->out;
 
-  if (batch_buffer_len(out) == 0)
-    return TRUE;
-  if (entry->fd < 0 && !_open(self, entry, time_reopen))
-    return FALSE;
-
-  entry->last_used = _now_sec();
-  g_queue_unlink(&self->lru, &entry->lru_link);
-  g_queue_push_head_link(&self->lru, &entry->lru_link);
-
-  gsize len = batch_buffer_len(out) - entry->head_written;
+  gsize len = end - entry->head_written;
   gboolean complete = batch_writer_write(entry->fd, batch_buffer_data(out)->str + entry->head_written, len, &result);
   self->write_syscalls += result.syscalls;
   _account_written(entry, result.written);
+  if (result.written)
+    entry->only_bom = FALSE;
 
   if (complete)
     {
@@ -314,7 +417,6 @@ _write_entry(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
                   evt_tag_str("path", entry->path),
                   evt_tag_error("error"),
                   log_pipe_location_tag(self->options.owner));
-      batch_buffer_reset(out);
       return TRUE;
     }
 
@@ -339,6 +441,310 @@ _write_entry(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
             evt_tag_int("time_reopen", time_reopen),
             log_pipe_location_tag(self->options.owner));
   return FALSE;
+}
+
+static void
+_rotation_error(FastFileSet *self, FastFileEntry *entry, const gchar *what, const gchar *from, const gchar *to,
+                gint error, gint time_reopen)
+{
+  _count_failure(entry, error, time_reopen);
+  msg_error("fast-file(): error rotating file, retrying after time-reopen",
+            evt_tag_str("driver", self->options.driver_id),
+            evt_tag_str("path", entry->path),
+            evt_tag_str("operation", what),
+            evt_tag_str("file", from),
+            evt_tag_str("new_file", to ? to : ""),
+            evt_tag_int("errno", error),
+            evt_tag_str("error", g_strerror(error)),
+            evt_tag_int("attempt", entry->attempts),
+            evt_tag_int("retries", self->options.retries),
+            evt_tag_int("time_reopen", time_reopen),
+            log_pipe_location_tag(self->options.owner));
+}
+
+/* path.N-1 -> path.N ... path -> path.1 (rename() replaces the oldest).
+ * From the oldest down, so that a chain cut short by an error is simply
+ * run again: a name already moved on is missing (ENOENT) and skipped. */
+static gboolean
+_rename_chain(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
+{
+  const FastFileRotation *rotation = self->options.rotation;
+  gboolean ok = TRUE;
+
+  for (gint i = rotation->rotations; ok && i >= 1; i--)
+    {
+      gchar *from = i > 1 ? g_strdup_printf("%s.%d", entry->path, i - 1) : g_strdup(entry->path);
+      gchar *to = g_strdup_printf("%s.%d", entry->path, i);
+
+      if (rename(from, to) < 0 && errno != ENOENT)
+        {
+          _rotation_error(self, entry, "rename", from, to, errno, time_reopen);
+          ok = FALSE;
+        }
+      g_free(from);
+      g_free(to);
+    }
+  return ok;
+}
+
+/* close the file and move it to path.1; the next write opens a new one.  A
+ * file no longer at its path was rotated by someone else (another worker of
+ * this destination, an external logrotate): only let go of it. */
+static gboolean
+_rotate(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
+{
+  FastFileRotation *rotation = (FastFileRotation *) self->options.rotation;
+  struct stat st_fd, st_path;
+
+  g_mutex_lock(&rotation->lock);
+  gboolean ours = fstat(entry->fd, &st_fd) == 0 && stat(entry->path, &st_path) == 0
+                  && st_fd.st_dev == st_path.st_dev && st_fd.st_ino == st_path.st_ino;
+
+  _close_fd(self, entry);
+  gboolean renamed = ours && _rename_chain(self, entry, time_reopen);
+  g_mutex_unlock(&rotation->lock);
+  if (!ours)
+    return TRUE;
+  if (!renamed)
+    return FALSE;
+
+  stats_counter_inc(self->options.rotation->rotated);
+  msg_verbose("fast-file(): file reached logrotate(size()), rotated",
+              evt_tag_str("driver", self->options.driver_id),
+              evt_tag_str("path", entry->path),
+              evt_tag_long("size", (glong) self->options.rotation->size));
+  return TRUE;
+}
+
+/* workers(N > 1): another worker may have rotated the file this one still
+ * holds; it may be renamed on to the oldest name and deleted, so nothing more
+ * goes into it */
+static gboolean
+_moved_by_another_writer(FastFileSet *self, FastFileEntry *entry, const struct stat *st_fd)
+{
+  struct stat st_path;
+
+  if (self->options.single_writer)
+    return FALSE;
+  return stat(entry->path, &st_path) < 0 || st_path.st_dev != st_fd->st_dev || st_path.st_ino != st_fd->st_ino;
+}
+
+typedef enum
+{
+  FIT_WRITE,      /* write up to *end */
+  FIT_ROTATED,    /* the file was rotated: open the next one */
+  FIT_FAILED,     /* retry after time-reopen */
+} FitResult;
+
+/* How much of out goes into the open file: whole records up to size().  A
+ * file that holds nothing of ours yet (nothing, or only a BOM) takes at
+ * least one record, however large; otherwise a record that does not fit
+ * rotates the file first.  A torn record is finished in its file first. */
+static FitResult
+_fit_rotation(FastFileSet *self, FastFileEntry *entry, gsize *end, gboolean just_rotated, gint time_reopen)
+{
+  const FastFileRotation *rotation = self->options.rotation;
+  BatchBuffer *out = &entry->out;
+  struct stat st;
+
+  if (entry->head_written)
+    {
+      /* the torn record fit when it was started; the rest is measured once it is finished */
+      *end = out->record_ends[0];
+      return FIT_WRITE;
+    }
+  /* other workers of this destination may append to it too: the file's size, not ours */
+  if (fstat(entry->fd, &st) < 0 || !S_ISREG(st.st_mode))
+    return FIT_WRITE;
+  if (_moved_by_another_writer(self, entry, &st))
+    {
+      _close_fd(self, entry);
+      return FIT_ROTATED;
+    }
+
+  guint64 size = st.st_size;
+  guint64 room = size < rotation->size ? rotation->size - size : 0;
+  if (batch_buffer_len(out) <= room)
+    return FIT_WRITE;
+
+  guint records = batch_buffer_records_in_prefix(out, room);
+  if (records)
+    {
+      *end = out->record_ends[records - 1];
+      return FIT_WRITE;
+    }
+  /* one record alone is larger than size(); after a rotation the new file
+   * takes one even if something else wrote into it first, so that rotations never loop */
+  if (size == 0 || entry->only_bom || just_rotated)
+    {
+      *end = out->record_ends[0];
+      return FIT_WRITE;
+    }
+  return _rotate(self, entry, time_reopen) ? FIT_ROTATED : FIT_FAILED;
+}
+
+/* compression(): a member/frame of out's first `end` bytes that fits the
+ * file's room under size(): fewer whole records while it does not (rotations
+ * are rare: a few compressions then), one record alone into a file that holds
+ * nothing of ours, else the file is rotated first.  *st: the file before the write. */
+static FitResult
+_compress_fit(FastFileSet *self, FastFileEntry *entry, gsize *end, gboolean just_rotated, gint time_reopen,
+              const guint8 **member, gsize *member_len, struct stat *st)
+{
+  const FastFileRotation *rotation = self->options.rotation;
+  BatchBuffer *out = &entry->out;
+  const gchar *data = batch_buffer_data(out)->str;
+
+  if (fstat(entry->fd, st) < 0)
+    {
+      memset(st, 0, sizeof(*st));
+      entry->whole_end.valid = FALSE;
+    }
+  if (!_compress(self, entry, data, *end, member, member_len))
+    {
+      _count_failure(entry, EIO, time_reopen);
+      return FIT_FAILED;
+    }
+  if (!fastfile_rotation_enabled(rotation) || !S_ISREG(st->st_mode))
+    return FIT_WRITE;
+  if (_moved_by_another_writer(self, entry, st))
+    {
+      _close_fd(self, entry);
+      return FIT_ROTATED;
+    }
+
+  guint64 size = st->st_size;
+  guint64 room = size < rotation->size ? rotation->size - size : 0;
+  guint n = batch_buffer_records_in_prefix(out, *end);
+  while (*member_len > room && n > 1)
+    {
+      /* aim a little under the room by the ratio of this try */
+      gsize target = (gsize) ((gdouble) *end * (gdouble) room / (gdouble) *member_len * 0.9);
+      guint k = CLAMP(batch_buffer_records_in_prefix(out, target), 1, n - 1);
+
+      n = k;
+      *end = out->record_ends[n - 1];
+      if (!_compress(self, entry, data, *end, member, member_len))
+        {
+          _count_failure(entry, EIO, time_reopen);
+          return FIT_FAILED;
+        }
+    }
+  if (*member_len <= room || size == 0 || entry->only_bom || just_rotated)
+    return FIT_WRITE;
+  return _rotate(self, entry, time_reopen) ? FIT_ROTATED : FIT_FAILED;
+}
+
+/* compression(): a member cut short by a failed write is cut off again while
+ * the file's end is still ours; otherwise the file is let go of, and the next
+ * open cuts it if it is still at the end */
+static void
+_cut_partial_member(FastFileSet *self, FastFileEntry *entry, const struct stat *before, gsize written)
+{
+  struct stat st;
+
+  entry->whole_end.valid = FALSE;
+  if (self->options.single_writer && fstat(entry->fd, &st) == 0 && st.st_dev == before->st_dev
+      && st.st_ino == before->st_ino && st.st_size == before->st_size + (off_t) written
+      && ftruncate(entry->fd, before->st_size) == 0)
+    return;
+  _close_fd(self, entry);
+}
+
+/* compression(): the member of out's first `end` bytes, with one write();
+ * its records are written only when all of it is */
+static gboolean
+_write_member(FastFileSet *self, FastFileEntry *entry, gsize end, const guint8 *member, gsize member_len,
+              const struct stat *before, gint time_reopen)
+{
+  const FastFileCompression *compression = self->options.compression;
+  BatchWriteResult result;
+
+  gboolean complete = batch_writer_write(entry->fd, member, member_len, &result);
+  self->write_syscalls += result.syscalls;
+  if (complete)
+    {
+      _account_written(entry, end);
+      entry->only_bom = FALSE;
+      entry->attempts = 0;
+      entry->whole_end.valid = S_ISREG(before->st_mode);
+      entry->whole_end.dev = before->st_dev;
+      entry->whole_end.ino = before->st_ino;
+      entry->whole_end.size = before->st_size + member_len;
+      stats_counter_add(compression->bytes_in, end);
+      stats_counter_add(compression->bytes_out, member_len);
+      if (self->options.fsync && !batch_writer_sync(entry->fd))
+        msg_error("fast-file(): fdatasync() failed",
+                  evt_tag_str("driver", self->options.driver_id),
+                  evt_tag_str("path", entry->path),
+                  evt_tag_error("error"),
+                  log_pipe_location_tag(self->options.owner));
+      return TRUE;
+    }
+
+  if (result.written)
+    _cut_partial_member(self, entry, before, result.written);
+  _count_failure(entry, result.error, self->options.ignore_errors ? 0 : time_reopen);
+  msg_error("fast-file(): error writing file, retrying after time-reopen",
+            evt_tag_str("driver", self->options.driver_id),
+            evt_tag_str("path", entry->path),
+            evt_tag_int("errno", result.error),
+            evt_tag_str("error", g_strerror(result.error)),
+            evt_tag_str("compression", batch_compression_name(compression->type)),
+            evt_tag_long("written_bytes", (glong) result.written),
+            evt_tag_long("member_bytes", (glong) member_len),
+            evt_tag_long("pending_bytes", (glong) batch_buffer_len(&entry->out)),
+            evt_tag_int("attempt", entry->attempts),
+            evt_tag_int("retries", self->options.retries),
+            evt_tag_int("time_reopen", time_reopen),
+            log_pipe_location_tag(self->options.owner));
+  return FALSE;
+}
+
+/* writes what is left in entry->out; TRUE when all of it reached the file */
+static gboolean
+_write_entry(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
+{
+  BatchBuffer *out = &entry->out;
+  gboolean just_rotated = FALSE;
+
+  if (batch_buffer_len(out) == 0)
+    return TRUE;
+
+  while (batch_buffer_len(out) > 0)
+    {
+      if (entry->fd < 0 && !_open(self, entry, time_reopen))
+        return FALSE;
+
+      entry->last_used = _now_sec();
+      g_queue_unlink(&self->lru, &entry->lru_link);
+      g_queue_push_head_link(&self->lru, &entry->lru_link);
+
+      gsize end = batch_buffer_len(out);
+      FitResult fit = FIT_WRITE;
+      if (_compressed(self))
+        {
+          const guint8 *member;
+          gsize member_len;
+          struct stat before;
+
+          fit = _compress_fit(self, entry, &end, just_rotated, time_reopen, &member, &member_len, &before);
+          if (fit == FIT_WRITE && !_write_member(self, entry, end, member, member_len, &before, time_reopen))
+            return FALSE;
+        }
+      else
+        {
+          if (fastfile_rotation_enabled(self->options.rotation))
+            fit = _fit_rotation(self, entry, &end, just_rotated, time_reopen);
+          if (fit == FIT_WRITE && !_write_prefix(self, entry, end, time_reopen))
+            return FALSE;
+        }
+      if (fit == FIT_FAILED)
+        return FALSE;
+      just_rotated = fit == FIT_ROTATED;
+    }
+  batch_buffer_reset(out);
+  return TRUE;
 }
 
 static void
@@ -595,6 +1001,21 @@ fastfile_set_init(FastFileSet *self, const FastFileSetOptions *options)
   g_queue_init(&self->lru);
   self->maybe_idle = g_ptr_array_new();
   self->evicted = g_ptr_array_new();
+  if (_compressed(self))
+    {
+      gchar *error = NULL;
+
+      self->compressor = batch_compressor_new(options->compression->type, options->compression->level, &error);
+      if (!self->compressor)
+        {
+          /* every write then fails, logged, and is retried: never written uncompressed */
+          msg_error("fast-file(): error starting the compressor",
+                    evt_tag_str("driver", options->driver_id),
+                    evt_tag_str("error", error),
+                    log_pipe_location_tag(options->owner));
+          g_free(error);
+        }
+    }
 }
 
 void
@@ -615,5 +1036,6 @@ fastfile_set_destroy(FastFileSet *self)
   g_hash_table_destroy(self->by_path);
   g_ptr_array_free(self->maybe_idle, TRUE);
   g_ptr_array_free(self->evicted, TRUE);
+  batch_compressor_free(self->compressor);
   memset(self, 0, sizeof(*self));
 }

@@ -20,7 +20,9 @@
 #include "batch-buffer.h"
 #include "batch-writer.h"
 #include "append-opener.h"
+#include "batch-compressor.h"
 #include "logpipe.h"
+#include "stats/stats-counter.h"
 #include "fastfile-suppress.h"
 #include "fastfile-mark.h"
 
@@ -64,6 +66,14 @@ typedef struct _FastFileEntry
     ino_t ino;
     off_t size;
   } torn_end;                 /* the file as a torn write left it: truncate only if it still is */
+  struct
+  {
+    gboolean valid;
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+  } whole_end;                /* compression(): the file as our last complete member left it: no scan at reopen */
+  gboolean only_bom;          /* the open file holds nothing of ours but the BOM written at its open */
   gint attempts;              /* failed writes of the records now in out */
   gint64 retry_at;            /* monotonic usec: do not try before */
   gint last_errno;
@@ -79,6 +89,33 @@ typedef struct _FastFileEntry
   FastFileMarkSlot mark;
 } FastFileEntry;
 
+/* logrotate(): the driver's, shared by its lanes */
+typedef struct _FastFileRotation
+{
+  gboolean enable;
+  guint64 size;               /* bytes a file may reach; more only when one record alone is larger */
+  gint rotations;             /* app.log.1 ... app.log.N kept; 0: no rotation */
+  StatsCounterItem *rotated;  /* stats-level(1): rotations done */
+  /* workers(N > 1) append to the same files: one rotation of a name at a
+   * time, or two renaming chains would move a file over another */
+  GMutex lock;
+} FastFileRotation;
+
+static inline gboolean
+fastfile_rotation_enabled(const FastFileRotation *self)
+{
+  return self && self->enable && self->size > 0 && self->rotations > 0;
+}
+
+/* compression(), compression-level(): the driver's, shared by its lanes */
+typedef struct _FastFileCompression
+{
+  BatchCompression type;
+  gint level;                         /* BATCH_COMPRESSION_LEVEL_DEFAULT: the codec's */
+  StatsCounterItem *bytes_in;         /* stats-level(1): bytes written, before compression */
+  StatsCounterItem *bytes_out;        /* ... and after */
+} FastFileCompression;
+
 typedef struct _FastFileSetOptions
 {
   const AppendOpenerOptions *opener;
@@ -92,6 +129,8 @@ typedef struct _FastFileSetOptions
   gboolean ignore_errors;     /* flags(ignore-errors): a failed write is not waited on before the next */
   const guint8 *bom;          /* written first into a new, empty file; NULL: none */
   gsize bom_len;
+  const FastFileRotation *rotation;   /* NULL or not enabled: files grow without bound */
+  const FastFileCompression *compression;   /* NULL or none: records are written as they are */
   /* every log line names the destination: the driver's id and config location */
   const gchar *driver_id;
   LogPipe *owner;
@@ -107,6 +146,7 @@ typedef struct _FastFileSet
   GQueue lru;                 /* open entries, most recently used first (writer) */
   GPtrArray *maybe_idle;      /* entries to free if they are idle (lane lock) */
   GPtrArray *evicted;         /* entries closed for max-open-files in this round (writer) */
+  BatchCompressor *compressor;  /* compression(): one member/frame per write (writer) */
   guint64 write_syscalls;     /* writer */
   struct
   {

@@ -36,6 +36,12 @@ static CfgLexerKeyword fastfile_keywords[] =
   /* file()'s old name, with file()'s warning */
   { "remove_if_older",    KW_OVERWRITE_IF_OLDER, KWS_OBSOLETE, "overwrite_if_older" },
   { "symlink_as",         KW_SYMLINK_AS },
+  { "logrotate",          KW_LOGROTATE },
+  { "enable",             KW_LOGROTATE_ENABLE },
+  { "size",               KW_LOGROTATE_SIZE },
+  { "rotations",          KW_LOGROTATE_ROTATIONS },
+  { "compression",        KW_COMPRESSION },
+  { "compression_level",  KW_COMPRESSION_LEVEL },
   { NULL }
 };
 

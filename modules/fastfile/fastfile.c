@@ -201,6 +201,67 @@ fastfile_dd_set_symlink_as(LogDriver *d, const gchar *symlink_as)
   append_opener_options_set_symlink_as(&((FastFileDriver *) d)->opener_options, symlink_as);
 }
 
+void
+fastfile_dd_set_logrotate_enable(LogDriver *d, gboolean enable)
+{
+  ((FastFileDriver *) d)->rotation.enable = enable;
+}
+
+void
+fastfile_dd_set_logrotate_size(LogDriver *d, guint64 size)
+{
+  ((FastFileDriver *) d)->rotation.size = size;
+}
+
+void
+fastfile_dd_set_logrotate_rotations(LogDriver *d, gint rotations)
+{
+  ((FastFileDriver *) d)->rotation.rotations = rotations;
+}
+
+gboolean
+fastfile_dd_set_compression(LogDriver *d, const gchar *compression)
+{
+  return batch_compression_parse(compression, &((FastFileDriver *) d)->compression.type);
+}
+
+void
+fastfile_dd_set_compression_level(LogDriver *d, gint64 level)
+{
+  FastFileDriver *self = (FastFileDriver *) d;
+
+  /* out of gint's range is out of every codec's: refused by the check */
+  self->compression.level = CLAMP(level, G_MININT + 1, G_MAXINT);
+  self->compression_level_set = TRUE;
+}
+
+const gchar *
+fastfile_dd_compression_problem(LogDriver *d)
+{
+  FastFileDriver *self = (FastFileDriver *) d;
+  /* the config is parsed by one thread */
+  static gchar message[160];
+  gint min, max;
+
+  if (!self->compression_level_set)
+    return NULL;
+  if (self->compression.type == BATCH_COMPRESSION_NONE)
+    {
+      g_snprintf(message, sizeof(message),
+                 "fast-file(): compression-level(%d) needs compression(gzip) or compression(zstd)",
+                 self->compression.level);
+      return message;
+    }
+  if (!batch_compression_level_valid(self->compression.type, self->compression.level, &min, &max))
+    {
+      g_snprintf(message, sizeof(message),
+                 "fast-file(): compression-level(%d) is out of range for compression(%s): %d to %d",
+                 self->compression.level, batch_compression_name(self->compression.type), min, max);
+      return message;
+    }
+  return NULL;
+}
+
 static const gchar *
 _format_stats_instance(LogThreadedDestDriver *d)
 {
@@ -256,6 +317,8 @@ fastfile_dd_init_worker_options(FastFileDriver *self)
     .literal_name = self->filename_is_literal,
     .retries = s->retries_on_error_max,
     .ignore_errors = (self->writer_flags & LWO_IGNORE_ERRORS) != 0,
+    .rotation = &self->rotation,
+    .compression = &self->compression,
     .driver_id = s->super.super.id,
     .owner = &s->super.super.super,
   };
@@ -301,7 +364,8 @@ _queue(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
 /* file()'s counters of its writer options, by file()'s names and stats level */
 static void
 _writer_counter_keys(FastFileDriver *self, StatsClusterKey *pipe, StatsClusterKey *truncated_count,
-                     StatsClusterKey *truncated_bytes)
+                     StatsClusterKey *truncated_bytes, StatsClusterKey *rotations,
+                     StatsClusterKey *bytes_in, StatsClusterKey *bytes_out)
 {
   guint16 component = self->super.stats_source | SCS_DESTINATION;
   const gchar *id = self->super.super.super.id;
@@ -310,28 +374,38 @@ _writer_counter_keys(FastFileDriver *self, StatsClusterKey *pipe, StatsClusterKe
   stats_cluster_logpipe_key_set(pipe, component, id, instance);
   stats_cluster_single_key_set_with_name(truncated_count, component, id, instance, "truncated_count");
   stats_cluster_single_key_set_with_name(truncated_bytes, component, id, instance, "truncated_bytes");
+  stats_cluster_single_key_set_with_name(rotations, component, id, instance, "rotations");
+  stats_cluster_single_key_set_with_name(bytes_in, component, id, instance, "uncompressed_bytes");
+  stats_cluster_single_key_set_with_name(bytes_out, component, id, instance, "compressed_bytes");
 }
 
 static void
 _register_writer_counters(FastFileDriver *self)
 {
-  StatsClusterKey pipe, truncated_count, truncated_bytes;
+  StatsClusterKey pipe, truncated_count, truncated_bytes, rotations, bytes_in, bytes_out;
 
-  _writer_counter_keys(self, &pipe, &truncated_count, &truncated_bytes);
+  _writer_counter_keys(self, &pipe, &truncated_count, &truncated_bytes, &rotations, &bytes_in, &bytes_out);
   stats_lock();
   stats_register_counter(STATS_LEVEL1, &truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
   stats_register_counter(STATS_LEVEL1, &truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
   if (self->suppress_options.seconds > 0)
     stats_register_counter(STATS_LEVEL1, &pipe, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
+  if (fastfile_rotation_enabled(&self->rotation))
+    stats_register_counter(STATS_LEVEL1, &rotations, SC_TYPE_SINGLE_VALUE, &self->rotation.rotated);
+  if (self->compression.type != BATCH_COMPRESSION_NONE)
+    {
+      stats_register_counter(STATS_LEVEL1, &bytes_in, SC_TYPE_SINGLE_VALUE, &self->compression.bytes_in);
+      stats_register_counter(STATS_LEVEL1, &bytes_out, SC_TYPE_SINGLE_VALUE, &self->compression.bytes_out);
+    }
   stats_unlock();
 }
 
 static void
 _unregister_writer_counters(FastFileDriver *self)
 {
-  StatsClusterKey pipe, truncated_count, truncated_bytes;
+  StatsClusterKey pipe, truncated_count, truncated_bytes, rotations, bytes_in, bytes_out;
 
-  _writer_counter_keys(self, &pipe, &truncated_count, &truncated_bytes);
+  _writer_counter_keys(self, &pipe, &truncated_count, &truncated_bytes, &rotations, &bytes_in, &bytes_out);
   stats_lock();
   if (self->record_options.truncated_count)
     stats_unregister_counter(&truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
@@ -339,6 +413,12 @@ _unregister_writer_counters(FastFileDriver *self)
     stats_unregister_counter(&truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
   if (self->suppress_options.suppressed)
     stats_unregister_counter(&pipe, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
+  if (self->rotation.rotated)
+    stats_unregister_counter(&rotations, SC_TYPE_SINGLE_VALUE, &self->rotation.rotated);
+  if (self->compression.bytes_in)
+    stats_unregister_counter(&bytes_in, SC_TYPE_SINGLE_VALUE, &self->compression.bytes_in);
+  if (self->compression.bytes_out)
+    stats_unregister_counter(&bytes_out, SC_TYPE_SINGLE_VALUE, &self->compression.bytes_out);
   stats_unlock();
 }
 
@@ -425,6 +505,7 @@ _free(LogPipe *s)
   append_opener_options_destroy(&self->opener_options);
   host_resolve_options_destroy(&self->mark_options.host_resolve_options);
   g_mutex_clear(&self->reopen_lock);
+  g_mutex_clear(&self->rotation.lock);
   log_threaded_dest_driver_free(s);
 }
 
@@ -473,6 +554,11 @@ fastfile_dd_new(LogTemplate *filename_template, GlobalConfig *cfg)
   self->super.super.super.super.generate_persist_name = _format_persist_name;
   self->super.format_stats_instance = _format_stats_instance;
   self->super.stats_source = stats_register_type("fast-file");
+  /* syslog-ng 4.10 file()'s defaults, once logrotate(enable(yes)) */
+  self->rotation.size = 1000000;
+  self->rotation.rotations = 1;
+  g_mutex_init(&self->rotation.lock);
+  self->compression.level = BATCH_COMPRESSION_LEVEL_DEFAULT;
   self->super.worker.construct = _construct_worker;
   self->queue_in_framework = self->super.super.super.super.queue;
   self->super.super.super.super.queue = _queue;

@@ -46,6 +46,9 @@ typedef struct _FastFileDriver
   gboolean fsync;
   gint time_reap;
   gint max_open_files;
+  FastFileRotation rotation;          /* logrotate() */
+  FastFileCompression compression;    /* compression(), compression-level() */
+  gboolean compression_level_set;
 
   /* file()'s writer options (LogWriter's): flags(), pad-size(), truncate-size(), suppress(), mark-*() */
   guint32 writer_flags;               /* LWO_* */
@@ -91,6 +94,14 @@ void fastfile_dd_set_mark_freq(LogDriver *d, gint seconds);
 gboolean fastfile_dd_set_mark_mode(LogDriver *d, const gchar *mode);
 void fastfile_dd_set_overwrite_if_older(LogDriver *d, gint seconds);
 void fastfile_dd_set_symlink_as(LogDriver *d, const gchar *symlink_as);
+void fastfile_dd_set_logrotate_enable(LogDriver *d, gboolean enable);
+void fastfile_dd_set_logrotate_size(LogDriver *d, guint64 size);
+void fastfile_dd_set_logrotate_rotations(LogDriver *d, gint rotations);
+/* FALSE for a name that is not gzip, zstd or none */
+gboolean fastfile_dd_set_compression(LogDriver *d, const gchar *compression);
+void fastfile_dd_set_compression_level(LogDriver *d, gint64 level);
+/* after all options: why compression-level() does not fit compression(), NULL when it does */
+const gchar *fastfile_dd_compression_problem(LogDriver *d);
 
 void fastfile_dd_global_init(void);
 /* init: what the workers run with, from the options set (after the template and perm options are initialized) */

@@ -210,6 +210,179 @@ def rotation(row, w):
     row.note = "reopen at ~%d written; old file %d lines, new %d" % (at, n - new, new)
 
 
+def rotated_chain(base):
+    """base.N ... base.1, base: the files of a logrotate() chain, oldest first"""
+    d, name = os.path.split(base)
+    found = []
+    for entry in os.listdir(d):
+        m = re.fullmatch(re.escape(name) + r"\.(\d+)", entry)
+        if m:
+            found.append((int(m.group(1)), os.path.join(d, entry)))
+    return [p for _, p in sorted(found, reverse=True)] + ([base] if os.path.exists(base) else [])
+
+
+def decompressed_copy(kind, path, out, strict=True):
+    """path decompressed by the stock reader into out; strict: any error of the reader is a failure"""
+    reader = {"gzip": "zcat", "zstd": "zstdcat"}[kind]
+    with open(out, "wb") as f:
+        r = subprocess.run([reader, path], stdout=f, stderr=subprocess.PIPE)
+    if strict and (r.returncode != 0 or r.stderr):
+        raise RuntimeError("%s %s: exit %d %s" % (reader, path, r.returncode, r.stderr[:200]))
+    return out
+
+
+def crash_compressed(row, w, kind):
+    """as crash(), the file written compressed: after the restart the stock reader reads it whole"""
+    n = max(ARGS.crash_count // 4, 20000)
+    batch = 1000
+    dbuf = os.path.join(w, "dbuf")
+    os.mkdir(dbuf)
+    cfg = simple_config(w, w + "/out.log",
+                        "compression(%s) batch-lines(%d) disk-buffer(reliable(yes) dir(\"%s\") "
+                        "disk-buf-size(2000000000) mem-buf-size(163840)) throttle(%d)"
+                        % (kind, batch, dbuf, ARGS.crash_throttle), src="log-iw-size(10000)")
+    sng = fdharness.SyslogNg(cfg, workdir=w)
+    sng.start()
+    sender = start_thread(send_chunked, os.path.join(w, "in.sock"), seq_lines(0, n))
+    accepted = fdharness.wait_until(lambda: (sng.stat("src.unix-stream", "s_in", "processed") or 0) >= n, 600, 0.2)
+    sender.join()
+    row.check(accepted, "source did not take all %d messages" % n)
+    before = ff_stat(sng, "written")
+    sng.kill9()
+    # what the killed instance left, read as far as the reader goes
+    on_disk = fdharness.count_lines(decompressed_copy(kind, w + "/out.log", w + "/killed.txt", strict=False))
+    row.check(0 < on_disk < n, "kill did not land mid-stream (%d of %d on disk)" % (on_disk, n))
+    sng2 = fdharness.SyslogNg(cfg.replace("throttle(%d)" % ARGS.crash_throttle, ""), workdir=w)
+    sng2.start()
+    try:
+        row.check(fdharness.wait_until(lambda: ff_stat(sng2, "written") + on_disk >= n, 300, 0.2),
+                  "after restart: %d written" % ff_stat(sng2, "written"))
+        time.sleep(1)
+        row.dropped = ff_stat(sng2, "dropped")
+        cut = "cut a partly written compressed unit" in sng2.output()
+    finally:
+        sng2.stop()
+    try:
+        plain = decompressed_copy(kind, w + "/out.log", w + "/out.txt")
+    except RuntimeError as e:
+        row.check(False, str(e))
+        plain = w + "/killed.txt"
+    seqs, torn = read_seqs(plain)
+    fill_from_seqs(row, seqs, torn, n)
+    row.max_dup = batch
+    row.note = ("%s: killed at %d written (stats) / %d lines readable; after restart the stock %s reads "
+                "the file whole%s; dup allowance: one batch (%d)"
+                % (kind, before, on_disk, {"gzip": "zcat", "zstd": "zstdcat"}[kind],
+                   ", a torn unit was cut at open" if cut else " (the kill fell between writes)", batch))
+
+
+@case("fast-file", "kill -9 mid-stream, compression(zstd), disk-buffer(reliable(yes)) + flow-control, restart")
+def crash_zstd(row, w):
+    crash_compressed(row, w, "zstd")
+
+
+@case("fast-file", "kill -9 mid-stream, compression(gzip), disk-buffer(reliable(yes)) + flow-control, restart")
+def crash_gzip(row, w):
+    crash_compressed(row, w, "gzip")
+
+
+def disk_full_rotation(row, w, compression):
+    mnt = os.path.join(w, "mnt")
+    mount_tmpfs(mnt, "2m")
+    try:
+        filler = os.path.join(mnt, "filler")
+        with open(filler, "wb") as f:        # leave ~200 KiB: ENOSPC in the middle of the rotations
+            f.write(b"\0" * (2 * 1024 * 1024 - 200 * 1024))
+        n = 60000 if compression else 6000
+        cfg = simple_config(w, mnt + "/out.log", "%s logrotate(enable(yes) size(%d) rotations(1000)) "
+                            "batch-lines(200) time-reopen(1) retries(1000)"
+                            % (compression, 16384 if compression else 65536))
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            sender = start_thread(send_chunked, os.path.join(w, "in.sock"), seq_lines(0, n))
+            row.check(fdharness.wait_until(lambda: "No space left" in sng.output(), 60), "never hit ENOSPC")
+            time.sleep(2)
+            stalled = ff_stat(sng, "written")
+            rotations = ff_stat(sng, "rotations")
+            row.check(stalled < n, "no stall")
+            row.check(rotations > 0, "no rotation before the disk was full")
+            os.unlink(filler)
+            row.check(fdharness.wait_until(lambda: ff_stat(sng, "written") == n, 60), "never caught up")
+            sender.join()
+            row.dropped = ff_stat(sng, "dropped")
+            total_rotations = ff_stat(sng, "rotations")
+        chain = rotated_chain(mnt + "/out.log")
+        limit = 16384 if compression else 65536
+        big = [p for p in chain if os.path.getsize(p) > limit]
+        row.check(not big, "files over size(): %s" % big)
+        if compression:
+            kind = "zstd"
+            paths = [decompressed_copy(kind, p, os.path.join(w, "plain.%d" % i)) for i, p in enumerate(chain)]
+        else:
+            paths = chain
+        seqs, torn = read_seqs(*paths)
+        fill_from_seqs(row, seqs, torn, n)
+        row.check(seqs == sorted(seqs), "lines out of order across the chain")
+        row.note = ("stalled at %d written after %d rotations; %d rotations in all, %d files, none over size(); "
+                    "ENOSPC logged%s" % (stalled, rotations, total_rotations, len(chain),
+                                         "; every file read whole by zstdcat" if compression else ""))
+    finally:
+        umount(mnt)
+
+
+@case("fast-file", "disk full during logrotate(): 2 MiB tmpfs until ENOSPC, then space freed", root=True)
+def disk_full_rotating(row, w):
+    disk_full_rotation(row, w, "")
+
+
+@case("fast-file", "disk full during logrotate() with compression(zstd), then space freed", root=True)
+def disk_full_rotating_zstd(row, w):
+    disk_full_rotation(row, w, "compression(zstd)")
+
+
+@case("fast-file", "logrotate() with 1,000 templated files, max-open-files(256)")
+def rotation_many_files(row, w):
+    nfiles, per_file, size = 1000, 60, 2048
+    out = os.path.join(w, "out")
+    cfg = """
+options { keep-hostname(yes); stats-level(1); };
+source s_in { unix-stream("%(w)s/in.sock" flags(expect-hostname) max-connections(1) log-iw-size(20000)); };
+destination d_fast { fast-file("%(out)s/${PROGRAM}.log" template("${PROGRAM} ${MSG}\n") create-dirs(yes)
+                     batch-lines(500) logrotate(enable(yes) size(%(size)d) rotations(10))); };
+log { source(s_in); destination(d_fast); flags(flow-control); };
+""" % {"w": w, "out": out, "size": size}
+    lines = [b"<13>Nov 30 05:00:00 h f%04d[1]: seq=%08d %s x" % (i % nfiles, i, b"y" * 20)
+             for i in range(nfiles * per_file)]
+    with fdharness.SyslogNg(cfg, workdir=w) as sng:
+        send_chunked(os.path.join(w, "in.sock"), lines)
+        row.check(fdharness.wait_until(lambda: ff_stat(sng, "written") >= len(lines), 120), "not all written")
+        row.dropped = ff_stat(sng, "dropped")
+        rotations = ff_stat(sng, "rotations")
+    seqs, torn, over, files = [], 0, 0, 0
+    for f in range(nfiles):
+        chain = rotated_chain(os.path.join(out, "f%04d.log" % f))
+        files += len(chain)
+        mine = []
+        for path in chain:
+            with open(path, "rb") as fh:
+                data = fh.read()
+            over += len(data) > size
+            if not data.endswith(b"\n"):
+                torn += 1
+            for line in data.split(b"\n")[:-1]:
+                m = re.match(rb"^(f\d{4}) seq=(\d{8}) y+ x$", line)
+                if not m or int(m.group(2)) % nfiles != f:
+                    torn += 1
+                    continue
+                mine.append(int(m.group(2)))
+        row.check(mine == sorted(mine), "f%04d: lines out of order across its chain" % f)
+        seqs += mine
+    fill_from_seqs(row, seqs, [None] * torn, len(lines))
+    row.check(over == 0, "%d files over size()" % over)
+    row.check(rotations == files - nfiles, "rotations counter %d, files rotated %d" % (rotations, files - nfiles))
+    row.note = ("%d files rotated %d times in all (%d files on disk, each <= size(%d)), every line once, "
+                "in order per name" % (nfiles, rotations, files, size))
+
+
 @case("fast-file", "SIGHUP reload mid-stream")
 def reload_hup(row, w):
     # a reload closes the source's connections: the client reconnects and

@@ -88,6 +88,10 @@ FASTFILE_BAD = {
     "suppress": "-1",
     "mark-freq": "-1",
     "mark-mode": "sometimes",
+    # issue 16
+    "logrotate": "size(0)",
+    "compression": "bzip2",
+    "compression-level": "99",
     **FILE_PERM_BAD,
     **SHARED_BAD,
 }

@@ -89,9 +89,19 @@ destination d_spurious { fast-file("%(w)s/out/${PROGRAM}/x.log" create-dirs(yes)
 destination d_opts { fast-file("%(w)s/opts/${HOST}.log" create-dirs(yes) max-open-files(4)
                      suppress(30) mark-mode(periodical) mark-freq(1) flags(syslog-protocol, no-multi-line)
                      truncate-size(100) pad-size(90) symlink-as("%(w)s/opts-current") overwrite-if-older(3600)); };
+# issue 16: rotation and both codecs, a BOM member, a torn unit cut at the first open
+destination d_zstd { fast-file("%(w)s/z/${HOST}.log.zst" create-dirs(yes) max-open-files(4) compression(zstd)
+                     logrotate(enable(yes) size(2048) rotations(3))); };
+destination d_gzip { fast-file("%(w)s/torn.log.gz" compression(gzip) compression-level(1) bom(yes)
+                     encoding("UTF-16LE") logrotate(enable(yes) size(8192) rotations(100))); };
 log { source(s_in); destination(d_fast); destination(d_single); destination(d_spurious); destination(d_opts);
-      flags(flow-control); };
+      destination(d_zstd); destination(d_gzip); flags(flow-control); };
 """ % {"w": w}
+        # a gzip member cut short, as a crash mid-write leaves it
+        import gzip
+        with open(os.path.join(w, "torn.log.gz"), "wb") as f:
+            f.write(gzip.compress(b"whole\n"))
+            f.write(gzip.compress(b"cut short " * 100)[:-6])
         n = 2000
         lines = [b"<13>Nov 30 05:00:00 h%02d %s[1]: seq=%08d \xc3\xa9 x"
                  % (i % 12, b".." if i % 100 == 0 else b"prog", i) for i in range(n)]
@@ -111,6 +121,20 @@ log { source(s_in); destination(d_fast); destination(d_single); destination(d_sp
             self.assert_clean(sng)
         seqs, torn = read_seqs(w + "/single.log")
         self.assertEqual((len(set(seqs)), torn), (n, []))
+        # the compressed, rotated files read whole with the stock readers; the torn member was cut
+        import subprocess
+        zst = [os.path.join(w, "z", name) for name in os.listdir(os.path.join(w, "z"))]
+        self.assertGreater(len(zst), 12, "the zstd files did not rotate")
+        for path in zst:
+            subprocess.run(["zstdcat", "-q", path], stdout=subprocess.DEVNULL, check=True)
+        chain = sorted((name for name in os.listdir(w) if name.startswith("torn.log.gz.")),
+                       key=lambda name: -int(name.rsplit(".", 1)[1])) + ["torn.log.gz"]
+        self.assertGreater(len(chain), 1, "the gzip file did not rotate")
+        texts = [subprocess.run(["zcat", os.path.join(w, name)], stdout=subprocess.PIPE, check=True).stdout
+                 for name in chain]
+        # the oldest: the whole member, then records; every later file: a BOM member first
+        self.assertTrue(texts[0].startswith(b"whole\n") and b"cut short" not in texts[0], texts[0][:40])
+        self.assertTrue(all(t.startswith(b"\xff\xfe") for t in texts[1:]))
 
 
 class TestStructuredEventUnderValgrind(ValgrindCase):

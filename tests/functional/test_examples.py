@@ -42,7 +42,7 @@ DEFINE_RE = re.compile(r'^@define\s+(\S+)\s+"([^"]*)"', re.M)
 
 # the examples each test runs; test_every_example_is_run fails on a new one nobody runs
 RUN_BY_TESTS = {"quickstart.conf", "logrotate.conf", "windows-utf16.conf", "journald.conf",
-                "journal-remote.conf"}
+                "journal-remote.conf", "size-rotation.conf"}
 
 
 def example(name):
@@ -157,6 +157,33 @@ class TestExamples(fdharness.TestCase):
         for line, m in zip(lines, msgs):
             self.assertTrue(line.endswith(" svc[7]: " + m), line)
             self.assertNotIn("\n", line)
+
+    def test_size_rotation(self):
+        w = self.workdir()
+        logdir, sock = os.path.join(w, "log"), os.path.join(w, "in.sock")
+        # the example as shipped, with a size small enough to rotate in a short run
+        text = example("size-rotation.conf")
+        self.assertIn("size(100MiB)", text)
+        cfg = with_defines(text.replace("size(100MiB)", "size(4KiB)"), {"logdir": logdir, "input": sock})
+        # compressed ~10:1 at most: enough to fill eight files of 4 KiB
+        msgs = ["message %04d %s" % (i, os.urandom(24).hex()) for i in range(1500)]
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(sock, [local("svc", 7, m) for m in msgs])
+            self.assertTrue(fdharness.wait_until(
+                lambda: sng.stat("dst.fast-file", "d_rotated", "written") == 1500, 30), sng.stats())
+        base = os.path.join(logdir, "rotated", "svc.log.zst")
+        names = ["%s.%d" % (base, i) for i in range(7, 0, -1)] + [base]
+        self.assertFalse(os.path.exists(base + ".8"))
+        got = []
+        for name in names:
+            self.assertLessEqual(os.path.getsize(name), 4096, name)
+            # the stock reader, as a user would
+            data = subprocess.run(["zstdcat", name], stdout=subprocess.PIPE, check=True).stdout
+            self.assertTrue(data.endswith(b"\n"), name)
+            got += data.decode().splitlines()
+        # the oldest files were deleted: the newest lines remain, whole and in order
+        self.assertEqual([line.split(": ", 1)[1] for line in got], msgs[len(msgs) - len(got):])
+        self.assertEqual(got[-1].split(": ", 1)[1], msgs[-1])
 
     @fdharness.skip_unless_root
     def test_journald_field_query(self):
