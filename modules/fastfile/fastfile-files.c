@@ -822,10 +822,14 @@ fastfile_set_write_all(FastFileSet *self, gboolean force, gint time_reopen)
   while (link)
     {
       FastFileEntry *entry = link->data;
-      GList *next = link->next;
 
       /* a name that can never be opened is the lane's to drop, not to retry */
-      if (!entry->permanent_error && (force || entry->retry_at <= now) && _write_entry(self, entry, time_reopen))
+      gboolean written = !entry->permanent_error && (force || entry->retry_at <= now)
+                         && _write_entry(self, entry, time_reopen);
+      /* the successor only now: opening this file may have evicted (written
+       * and unlinked) the one that followed it */
+      GList *next = link->next;
+      if (written)
         _remove_outgoing(self, entry);
       link = next;
     }

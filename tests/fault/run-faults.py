@@ -347,7 +347,8 @@ def rotation_many_files(row, w):
 options { keep-hostname(yes); stats-level(1); };
 source s_in { unix-stream("%(w)s/in.sock" flags(expect-hostname) max-connections(1) log-iw-size(20000)); };
 destination d_fast { fast-file("%(out)s/${PROGRAM}.log" template("${PROGRAM} ${MSG}\n") create-dirs(yes)
-                     batch-lines(500) logrotate(enable(yes) size(%(size)d) rotations(10))); };
+                     batch-lines(500) max-open-files(256)
+                     logrotate(enable(yes) size(%(size)d) rotations(10))); };
 log { source(s_in); destination(d_fast); flags(flow-control); };
 """ % {"w": w, "out": out, "size": size}
     lines = [b"<13>Nov 30 05:00:00 h f%04d[1]: seq=%08d %s x" % (i % nfiles, i, b"y" * 20)

@@ -914,6 +914,61 @@ test_direct_unopenable_name_dropped_at_once(void)
   g_free(good);
 }
 
+/* more files in one write round than max-open-files(): opening one evicts
+ * another that is waiting in the same round (it is written, then closed);
+ * every file is still written in that round, none is left waiting for a
+ * wake-up that never comes (the round used to stop at an evicted file) */
+static void
+test_direct_more_files_than_max_open_files_in_one_round(void)
+{
+  const gint nfiles = 12;
+  gchar *dir_template = tmp_path("evict-${HOST}.log");
+  Rig rig = rig_new(dir_template, "${MSG}\n");
+  fastfile_dd_set_max_open_files(&rig.driver->super.super.super, 3);
+  rig_start(&rig);
+  Job *job = job_start(&rig);
+  acked = 0;
+
+  /* the first round leaves the last three open, h09 least recently used */
+  for (gint i = 0; i < nfiles; i++)
+    {
+      gchar *host = g_strdup_printf("h%02d", i);
+      job_deliver(job, host, "first");
+      g_free(host);
+    }
+  job_run(job, JOB_END, NULL);
+  worker_writes(&rig);
+
+  /* the second: opening h00 evicts h09, the next one waiting in the round */
+  const gint order[] = { 0, 9, 1, 10, 2, 11, 3, 4, 5, 6, 7, 8 };
+  for (gint i = 0; i < nfiles; i++)
+    {
+      gchar *host = g_strdup_printf("h%02d", order[i]);
+      job_deliver(job, host, "second");
+      g_free(host);
+    }
+  job_run(job, JOB_END, NULL);
+  /* one wake-up of the worker */
+  worker_writes(&rig);
+
+  FastFileWorker *worker = (FastFileWorker *) rig.worker;
+  CU_ASSERT_EQUAL(fastfile_set_outgoing_count(&worker->lane.files), 0);
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&worker->lane), 0);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 2 * nfiles);
+  for (gint i = 0; i < nfiles; i++)
+    {
+      gchar *name = g_strdup_printf("evict-h%02d.log", i);
+      gchar *path = tmp_path(name);
+      assert_file(path, "first\nsecond\n");
+      g_free(path);
+      g_free(name);
+    }
+
+  job_stop(job);
+  rig_free(&rig);
+  g_free(dir_template);
+}
+
 /* a write stops in the middle of a record (RLIMIT_FSIZE: EFBIG), then the
  * destination stops (a reload): the torn record is cut off the file again,
  * and the records not written go back into the queue in order, for the next
@@ -1145,6 +1200,7 @@ static CU_TestInfo worker_tests[] =
   { "direct: formatted while the lock is taken", test_direct_formatted_while_the_lock_is_taken },
   { "direct: a failing file holds only its own", test_direct_failing_file_holds_only_its_own },
   { "direct: a name that cannot be opened is dropped at once", test_direct_unopenable_name_dropped_at_once },
+  { "direct: more files than max-open-files() in one round", test_direct_more_files_than_max_open_files_in_one_round },
   { "direct: torn record cut and requeued at deinit", test_direct_torn_record_cut_and_requeued_at_deinit },
   { "direct: torn record not cut when the end is not ours", test_direct_torn_record_not_cut_when_the_end_is_not_ours },
   { "direct path not taken with throttle()", test_direct_path_not_taken_with_throttle },
