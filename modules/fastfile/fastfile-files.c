@@ -137,6 +137,7 @@ _write_entry(FastFileSet *self, FastFileEntry *entry)
 
   gboolean complete = batch_writer_write(entry->fd, batch_buffer_data(buffer)->str, len, &result);
   self->write_syscalls += result.syscalls;
+  self->written_bytes += result.written;
 
   guint records = batch_buffer_records_in_prefix(buffer, result.written);
   guint orphans_done = MIN(records, entry->orphans);

@@ -66,6 +66,7 @@ typedef struct _FastFileSet
   GQueue lru;                 /* open entries, most recently used first */
   GQueue dirty;               /* entries with buffered bytes, oldest first */
   guint64 write_syscalls;
+  guint64 written_bytes;      /* since the worker last took them for its stats */
   guint write_round;
 } FastFileSet;
 

@@ -19,6 +19,8 @@
 #include "messages.h"
 #include "template/eval.h"
 #include "scratch-buffers.h"
+#include "compat-stats.h"
+#include "compat-template.h"
 
 #include <iv.h>
 #include <iv_event.h>
@@ -157,6 +159,8 @@ _write_batch(FastFileWorker *self)
 
   _check_reopen(self);
   gboolean complete = fastfile_set_write_all(&self->files);
+  fd_threaded_dest_worker_written_bytes_add(&self->super, self->files.written_bytes);
+  self->files.written_bytes = 0;
   _attribute_writes(self);
   if (!complete)
     _drop_unwritten(self, TRUE);
@@ -399,7 +403,7 @@ _init(LogThreadedDestWorker *s)
   self->reopen_generation = g_atomic_int_get(&owner->reopen_generation);
   if (owner->filename_is_literal)
     {
-      self->single_file = fastfile_set_lookup(&self->files, owner->filename_template->template);
+      self->single_file = fastfile_set_lookup(&self->files, fd_template_str(owner->filename_template));
       /* never reaped or freed: hold one reference for the worker's lifetime */
       self->single_file->unacked++;
     }

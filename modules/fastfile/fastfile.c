@@ -20,7 +20,8 @@
 #include "cfg.h"
 #include "cfg-tree.h"
 #include "messages.h"
-#include "stats/stats-registry.h"
+#include "compat-stats.h"
+#include "compat-template.h"
 
 #include <string.h>
 
@@ -122,13 +123,17 @@ fastfile_dd_set_follow_symlinks(LogDriver *d, gboolean follow_symlinks)
   ((FastFileDriver *) d)->opener_options.follow_symlinks = follow_symlinks;
 }
 
-static const gchar *
-_format_stats_instance(LogThreadedDestDriver *d)
+/* named as file() names its counters: driver="fast-file", filename="<path template>" (the legacy instance) */
+static void
+_stats_name(LogThreadedDestDriver *d, FdStatsName *name)
 {
   FastFileDriver *self = (FastFileDriver *) d;
 
-  return self->filename_template->template;
+  name->driver = "fast-file";
+  fd_stats_name_add(name, "filename", fd_template_str(self->filename_template));
 }
+
+FD_STATS_KEY_FUNC(_format_stats_key, _stats_name)
 
 static const gchar *
 _format_persist_name(const LogPipe *s)
@@ -137,7 +142,7 @@ _format_persist_name(const LogPipe *s)
   static gchar persist_name[1024];
 
   g_snprintf(persist_name, sizeof(persist_name), "fast-file.%s",
-             s->persist_name ? s->persist_name : self->filename_template->template);
+             s->persist_name ? s->persist_name : fd_template_str(self->filename_template));
   return persist_name;
 }
 
@@ -157,10 +162,10 @@ _init(LogPipe *s)
   else if (cfg->file_template)
     self->template = log_template_ref(cfg->file_template);
 
-  if (self->filename_is_literal && append_opener_is_spurious_path(self->filename_template->template))
+  if (self->filename_is_literal && append_opener_is_spurious_path(fd_template_str(self->filename_template)))
     {
       msg_error("fast-file(): spurious path in the file name, refusing to start",
-                evt_tag_str("path", self->filename_template->template),
+                evt_tag_str("path", fd_template_str(self->filename_template)),
                 log_pipe_location_tag(s));
       return FALSE;
     }
@@ -227,7 +232,8 @@ fastfile_dd_new(LogTemplate *filename_template, GlobalConfig *cfg)
   self->super.super.super.super.deinit = _deinit;
   self->super.super.super.super.free_fn = _free;
   self->super.super.super.super.generate_persist_name = _format_persist_name;
-  self->super.format_stats_instance = _format_stats_instance;
+  fd_threaded_dest_driver_set_stats_key(&self->super, _format_stats_key);
+  fd_threaded_dest_driver_count_written_bytes(&self->super);
   self->super.stats_source = stats_register_type("fast-file");
   self->super.worker.construct = fastfile_worker_new;
   self->super.batch_lines = FASTFILE_DEFAULT_BATCH_LINES;

@@ -19,6 +19,8 @@
 #include "se-ctf-packet.h"
 #include "batch-writer.h"
 #include "messages.h"
+#include "compat-stats.h"
+#include "compat-template.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -432,10 +434,10 @@ _check_options(StructuredEventDriver *owner, GError **error)
       g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "sink(ctf) needs path(), the trace directory");
       return FALSE;
     }
-  if (!log_template_is_literal_string(owner->path) || !owner->path->template[0])
+  if (!log_template_is_literal_string(owner->path) || !fd_template_str(owner->path)[0])
     {
       g_set_error(error, STRUCTURED_EVENT_ERROR, 0, "path(%s): the trace directory of sink(ctf) must be a fixed "
-                  "path, without macros", owner->path->template);
+                  "path, without macros", fd_template_str(owner->path));
       return FALSE;
     }
   if (_max_stream_size(owner) < _packet_size(owner))
@@ -452,7 +454,7 @@ _check_options(StructuredEventDriver *owner, GError **error)
 static void
 _format_instance(StructuredEventDriver *owner, gchar *buf, gsize size)
 {
-  g_snprintf(buf, size, "structured-event,ctf,%s", owner->path->template);
+  g_snprintf(buf, size, "structured-event,ctf,%s", fd_template_str(owner->path));
 }
 
 static SeSink *
@@ -460,11 +462,11 @@ _construct(StructuredEventDriver *owner, gint worker_index)
 {
   SeSinkCtfOptions options = { 0 };
 
-  options.dir = owner->path->template;
+  options.dir = fd_template_str(owner->path);
   options.packet_size = _packet_size(owner);
   options.max_stream_size = _max_stream_size(owner);
   options.worker_index = worker_index;
-  options.dropped = &owner->super.dropped_messages;
+  options.dropped = fd_threaded_dest_driver_dropped_counter(&owner->super);
   options.drops_reported = &owner->ctf_drops_reported;
   options.opener = owner->opener_options;
   return se_sink_ctf_new(&options);

@@ -20,6 +20,7 @@
 #include "batch-buffer.h"
 #include "batch-writer.h"
 #include "messages.h"
+#include "compat-template.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -555,7 +556,7 @@ static void
 _format_instance(StructuredEventDriver *owner, gchar *buf, gsize size)
 {
   if (owner->path)
-    g_snprintf(buf, size, "structured-event,journal-export,%s", owner->path->template);
+    g_snprintf(buf, size, "structured-event,journal-export,%s", fd_template_str(owner->path));
   else
     g_snprintf(buf, size, "structured-event,journal-export,%s:%d", owner->host,
                owner->port ? owner->port : SE_DEFAULT_EXPORT_PORT);

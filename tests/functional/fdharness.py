@@ -31,6 +31,7 @@ when a test is run by hand):
 
 import atexit
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -41,7 +42,26 @@ import tempfile
 import time
 import unittest
 
-SYSLOG_NG_VERSION = "3.38"
+
+def _syslog_ng_release():
+    """The stock syslog-ng's release, e.g. (3, 38, 1), from the first line of
+    `syslog-ng --version` ("syslog-ng 4 (4.8.1)")."""
+    binary = os.environ.get("SYSLOG_NG_BIN") or shutil.which("syslog-ng") or "/usr/sbin/syslog-ng"
+    try:
+        out = subprocess.run([binary, "--version"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True, timeout=30).stdout
+        m = re.search(r"\((\d+)\.(\d+)\.(\d+)", out.splitlines()[0] if out else "")
+        if m:
+            return tuple(int(x) for x in m.groups())
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return (3, 38, 0)
+
+
+SYSLOG_NG_RELEASE = _syslog_ng_release()
+# the @version every test config gets (the series running: 3.38 or 4.8)
+SYSLOG_NG_VERSION = "%d.%d" % SYSLOG_NG_RELEASE[:2]
+SYSLOG_NG_4X = SYSLOG_NG_RELEASE >= (4, 0)
 DEFAULT_MODULEDIR = "/usr/lib/syslog-ng/" + SYSLOG_NG_VERSION
 STATS_KEY_COLUMNS = ("SourceName", "SourceId", "SourceInstance", "State", "Type")
 

@@ -154,12 +154,14 @@ class TestCtf(fdharness.TestCase):
         wd = self.workdir()
         trace = os.path.join(wd, "trace")
         n = 300
+        # typed by json-parser (integers, doubles, booleans, null) and by template type hints
         sng = fdharness.SyslogNg(self.config(wd, packet_size=4096,
-                                             pairs='pair("T", datetime("1700000000.5"))'), workdir=wd)
+                                             pairs='pair("T", datetime("1700000000.5")) pair("H_INT", int64("${j.seq}"))'
+                                                   ' pair("H_DBL", double("${j.ratio}"))'), workdir=wd)
         with sng:
             lines = []
             for i in range(n):
-                doc = {"seq": i, "neg": -i - 2 ** 40, "ratio": i / 4.0, "ok": i % 2 == 0,
+                doc = {"seq": i, "neg": -i - 2 ** 40, "ratio": i / 4.0, "ok": i % 2 == 0, "none": None,
                        "text": "héllo ✓ %d \"q\"" % i, "id": "ev-%d" % (i % 3)}
                 lines.append(rfc5424(BASE_NS + i * 1000, "host%d" % (i % 2), json.dumps(doc).encode(),
                                      pri=8 * (i % 4) + i % 8))
@@ -197,10 +199,13 @@ class TestCtf(fdharness.TestCase):
             self.assertEqual(text(fields["host"]), b"host%d" % (i % 2))
             self.assertEqual(text(fields["program"]), b"app")
             self.assertEqual(len(text(fields["message_id"])), 32)
-            self.assertEqual(fields["pairs_length"][1], 7)
+            self.assertEqual(fields["pairs_length"][1], 10)
             got = sorted(pairs(fields))
             self.assertEqual(got, sorted([
+                ("H_DBL", "double", "_DoublePrecisionRealFieldConst", i / 4.0, 2),
+                ("H_INT", "int64", "_SignedIntegerFieldConst", i, 1),
                 ("J_ID", "string", "_StringFieldConst", ("ev-%d" % (i % 3)).encode().hex(), 0),
+                ("J_NONE", "null", "_StructureFieldConst", [], 6),
                 ("J_NEG", "int64", "_SignedIntegerFieldConst", -i - 2 ** 40, 1),
                 ("J_OK", "bool", "_UnsignedEnumerationFieldConst", [int(i % 2 == 0), ["true" if i % 2 == 0 else "false"]], 3),
                 ("J_RATIO", "double", "_DoublePrecisionRealFieldConst", i / 4.0, 2),

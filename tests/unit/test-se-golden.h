@@ -46,7 +46,7 @@ golden_message(void)
 
   log_msg_set_value_by_name(msg, "foo", "bar", -1);
   log_msg_set_value_by_name(msg, "multi", "a\nb\0c", 5);
-  log_msg_set_value_by_name_with_type(msg, "n", "42", -1, LM_VT_INT64);
+  log_msg_set_value_by_name_with_type(msg, "n", "42", -1, FD_LM_VT_INTEGER);
   log_msg_set_value_by_name(msg, "long", GOLDEN_LONG, -1);
   log_msg_set_value_by_name(msg, "latin1", "\xe9t\xe9", 3);
   return msg;
