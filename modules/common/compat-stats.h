@@ -90,15 +90,21 @@ fd_stats_name_add_labels(const FdStatsName *self, StatsClusterKeyBuilder *kb)
                                                                        self->instance[i].value));
 }
 
-/* defines func, the driver's format_stats_key(), from its FdStatsNameFunc */
+/*
+ * defines func, the driver's format_stats_key(), from its FdStatsNameFunc.
+ * It returns the legacy instance itself: left to syslog-ng 4.8, which adds
+ * the labels to its builder twice for the "processed" row, that row would
+ * read "<instance>,<instance>" (as http()'s does).
+ */
 #define FD_STATS_KEY_FUNC(func, name_func) \
   static const gchar * \
   func(LogThreadedDestDriver *s, StatsClusterKeyBuilder *kb) \
   { \
+    static gchar instance[1024]; \
     FdStatsName name = { 0 }; \
     name_func(s, &name); \
     fd_stats_name_add_labels(&name, kb); \
-    return NULL; \
+    return fd_stats_name_format_instance(&name, instance, sizeof(instance)); \
   }
 
 #define fd_threaded_dest_driver_set_stats_key(driver, func) ((driver)->format_stats_key = (func))

@@ -298,6 +298,7 @@ _write_packet(SeSinkCtf *self, guint *delivered)
     {
       *delivered += packet->n_events;
       self->stream_bytes += bytes;
+      self->super.written_bytes += bytes;
       self->seq_num++;
       se_ctf_packet_reset(packet);
       return SE_SINK_OK;

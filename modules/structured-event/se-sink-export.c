@@ -162,6 +162,7 @@ _write_batch(SeSinkExport *self, guint *delivered)
   if (batch_writer_write(self->fd, batch_buffer_data(&self->buffer)->str, batch_buffer_len(&self->buffer), &res))
     {
       *delivered += records;
+      self->super.written_bytes += batch_buffer_len(&self->buffer);
       batch_buffer_reset(&self->buffer);
       return SE_SINK_OK;
     }
@@ -169,6 +170,7 @@ _write_batch(SeSinkExport *self, guint *delivered)
   complete = batch_buffer_records_in_prefix(&self->buffer, res.written);
   partial = res.written - batch_buffer_whole_records_end(&self->buffer, res.written);
   *delivered += complete;
+  self->super.written_bytes += res.written - partial;
   if (partial && _is_file(self))
     {
       /* keep the file a valid export stream: cut the partial entry off */
@@ -354,6 +356,7 @@ _post_batch(SeSinkExport *self, guint *delivered)
       if (se_http_response_is_success(&self->response))
         {
           *delivered += records;
+          self->super.written_bytes += batch_buffer_len(&self->buffer);
           result = SE_SINK_OK;
         }
       else
@@ -416,7 +419,8 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
 {
   SeSinkExport *self = (SeSinkExport *) s;
   gchar realtime[32];
-  SeField extra[2];
+  SeField extra[3];
+  const gchar *boot_id = se_journal_boot_id();
   guint n_extra = 0;
   GString *data;
 
@@ -445,6 +449,12 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
     extra[n_extra++] = (SeField)
     {
       .name = "_HOSTNAME", .name_len = 9, .value = event->host, .value_len = event->host_len,
+    };
+  /* systemd-journal-remote 257 refuses an entry without it ("Entry is invalid") */
+  if (boot_id)
+    extra[n_extra++] = (SeField)
+    {
+      .name = "_BOOT_ID", .name_len = 8, .value = boot_id, .value_len = 32,
     };
 
   se_journal_encode(&self->encoder, extra, n_extra, event, TRUE);

@@ -192,6 +192,14 @@ _send_memfd(SeSinkJournald *self)
   return result;
 }
 
+/* the entry is journald's: one event delivered, its bytes written */
+static void
+_delivered(SeSinkJournald *self, guint *delivered)
+{
+  *delivered = 1;
+  self->super.written_bytes += self->encoder.total_len;
+}
+
 static SeSinkResult
 _emit(SeSink *s, const SeEvent *event, guint *delivered)
 {
@@ -204,7 +212,7 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
       /* more iovecs than one sendmsg() takes: the memfd is written in chunks */
       SeSinkResult result = _send_memfd(self);
       if (result == SE_SINK_OK)
-        *delivered = 1;
+        _delivered(self, delivered);
       return result;
     }
 
@@ -231,7 +239,7 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
         case ENOBUFS:
           result = _send_memfd(self);
           if (result == SE_SINK_OK)
-            *delivered = 1;
+            _delivered(self, delivered);
           return result;
         case ENOENT:
         case ECONNREFUSED:
@@ -246,7 +254,7 @@ _emit(SeSink *s, const SeEvent *event, guint *delivered)
           return SE_SINK_ERROR;
         }
     }
-  *delivered = 1;
+  _delivered(self, delivered);
   return SE_SINK_OK;
 }
 

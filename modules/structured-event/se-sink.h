@@ -52,6 +52,8 @@ struct _SeSink
   /* events held and not yet reported delivered */
   guint (*pending)(SeSink *self);
   void (*free_fn)(SeSink *self);
+  /* bytes written to the file or socket since the worker last took them (the driver's written bytes) */
+  guint64 written_bytes;
 };
 
 static inline gboolean

@@ -17,6 +17,7 @@
 #include "structured-event-worker.h"
 #include "structured-event.h"
 #include "messages.h"
+#include "compat-stats.h"
 
 /*
  * Turns each message into an event, hands it to the sink and acknowledges
@@ -29,6 +30,11 @@ _map_result(StructuredEventWorker *self, SeSinkResult result, guint delivered)
 {
   if (delivered)
     log_threaded_dest_worker_ack_messages(&self->super, delivered);
+  if (self->sink->written_bytes)
+    {
+      fd_threaded_dest_worker_written_bytes_add(&self->super, self->sink->written_bytes);
+      self->sink->written_bytes = 0;
+    }
 
   switch (result)
     {

@@ -34,7 +34,7 @@ source s { unix-stream("%(dir)s/in.sock" flags(syslog-protocol) so-passcred(no))
 parser p_json { json-parser(prefix("j.")); };
 destination d_ctf { structured-event(sink(ctf) path("%(dir)s/trace") message-id("${j.id}")
                     value-pairs(scope(nv-pairs sdata) exclude("HOST*") exclude("SOURCE") exclude("MSGID")
-                                exclude("LEGACY_MSGHDR") exclude(".SDATA.meta*") %(pairs)s)
+                                exclude("LEGACY_MSGHDR") exclude("TRANSPORT") exclude("MSGFORMAT") exclude(".SDATA.meta*") %(pairs)s)
                     packet-size(%(packet_size)d) time-reopen(1) %(extra)s); };
 log { source(s); if { parser(p_json); }; destination(d_ctf); };
 """

@@ -390,18 +390,18 @@ _batch(SeSink *sink, Events *e, guint n, guint *delivered)
 static void
 _assert_request(Peer *peer, guint index, gint port, guint n_entries)
 {
-  const gchar golden[] = GOLDEN_EXPORT;
+  const gchar *golden = golden_export();
   gchar expected_head[SE_HTTP_REQUEST_HEADER_MAX];
   gsize head_len = se_http_format_request(expected_head, sizeof(expected_head), "127.0.0.1", port,
-                                          n_entries * (sizeof(golden) - 1));
+                                          n_entries * GOLDEN_EXPORT_LEN);
 
   CU_ASSERT_TRUE_FATAL(index < peer->heads->len);
   const gchar *head = g_ptr_array_index(peer->heads, index);
   GString *body = g_ptr_array_index(peer->bodies, index);
   ASSERT_BYTES(head, strlen(head), expected_head, head_len);
-  CU_ASSERT_EQUAL_FATAL(body->len, n_entries * (sizeof(golden) - 1));
+  CU_ASSERT_EQUAL_FATAL(body->len, n_entries * GOLDEN_EXPORT_LEN);
   for (guint i = 0; i < n_entries; i++)
-    ASSERT_BYTES(body->str + i * (sizeof(golden) - 1), sizeof(golden) - 1, golden, sizeof(golden) - 1);
+    ASSERT_BYTES(body->str + i * GOLDEN_EXPORT_LEN, GOLDEN_EXPORT_LEN, golden, GOLDEN_EXPORT_LEN);
 }
 
 static void

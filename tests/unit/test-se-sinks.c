@@ -220,8 +220,8 @@ test_export_file_batches(void)
   LogMessage *other = golden_message();
   Events e;
   guint delivered;
-  const gchar golden[] = GOLDEN_EXPORT;
-  gsize golden_len = sizeof(golden) - 1;
+  const gchar *golden = golden_export();
+  gsize golden_len = GOLDEN_EXPORT_LEN;
   gchar *twice = g_malloc(2 * golden_len);
 
   memcpy(twice, golden, golden_len);
