@@ -45,7 +45,8 @@ BT2_DUMP = r'''
 import bt2, json, sys
 
 def conv(f):
-    name = type(f).__name__
+    # babeltrace2 2.1 (trixie) calls the dynamic array class of 2.0 (bookworm) _DynamicArrayFieldWithLengthFieldConst
+    name = type(f).__name__.replace("WithLengthField", "")
     if isinstance(f, bt2._StringFieldConst):
         v = str(f).encode("utf-8", "surrogateescape").hex()
     elif isinstance(f, bt2._StructureFieldConst):
