@@ -86,8 +86,11 @@ fd_stats_name_add_labels(const FdStatsName *self, StatsClusterKeyBuilder *kb)
   if (self->driver)
     stats_cluster_key_builder_add_label(kb, stats_cluster_label("driver", self->driver));
   for (gint i = 0; i < self->n_instance; i++)
-    stats_cluster_key_builder_add_legacy_label(kb, stats_cluster_label(self->instance[i].name,
-                                                                       self->instance[i].value));
+    {
+      StatsClusterLabel label = stats_cluster_label(self->instance[i].name, self->instance[i].value);
+
+      stats_cluster_key_builder_add_legacy_label(kb, label);
+    }
 }
 
 /*

@@ -158,7 +158,8 @@ class TestCtf(fdharness.TestCase):
         # typed by json-parser (integers, doubles, booleans, null) and by template type hints
         sng = fdharness.SyslogNg(self.config(wd, packet_size=4096,
                                              pairs='pair("T", datetime("1700000000.5")) pair("H_INT", int64("${j.seq}"))'
-                                                   ' pair("H_DBL", double("${j.ratio}"))'), workdir=wd)
+                                                   ' pair("H_DBL", double("${j.ratio}"))'
+                                                   ' pair("TU", datetime("1700000000.123456"))'), workdir=wd)
         with sng:
             lines = []
             for i in range(n):
@@ -200,7 +201,7 @@ class TestCtf(fdharness.TestCase):
             self.assertEqual(text(fields["host"]), b"host%d" % (i % 2))
             self.assertEqual(text(fields["program"]), b"app")
             self.assertEqual(len(text(fields["message_id"])), 32)
-            self.assertEqual(fields["pairs_length"][1], 10)
+            self.assertEqual(fields["pairs_length"][1], 11)
             got = sorted(pairs(fields))
             self.assertEqual(got, sorted([
                 ("H_DBL", "double", "_DoublePrecisionRealFieldConst", i / 4.0, 2),
@@ -213,6 +214,9 @@ class TestCtf(fdharness.TestCase):
                 ("J_SEQ", "int64", "_SignedIntegerFieldConst", i, 1),
                 ("J_TEXT", "string", "_StringFieldConst", ("héllo ✓ %d \"q\"" % i).encode().hex(), 0),
                 ("T", "timestamp", "_SignedIntegerFieldConst", 1700000000500000000, 4),
+                # syslog-ng 4.x keeps a datetime's microseconds, 3.38's cast stops at milliseconds
+                ("TU", "timestamp", "_SignedIntegerFieldConst",
+                 1700000000123456000 if fdharness.SYSLOG_NG_4X else 1700000000123000000, 4),
             ]))
         # the same message id for the same input
         ids = {}
