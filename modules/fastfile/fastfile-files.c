@@ -302,6 +302,7 @@ _write_entry(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
   gsize len = batch_buffer_len(out) - entry->head_written;
   gboolean complete = batch_writer_write(entry->fd, batch_buffer_data(out)->str + entry->head_written, len, &result);
   self->write_syscalls += result.syscalls;
+  self->written_bytes += result.written;
   _account_written(entry, result.written);
 
   if (complete)

@@ -108,6 +108,7 @@ typedef struct _FastFileSet
   GPtrArray *maybe_idle;      /* entries to free if they are idle (lane lock) */
   GPtrArray *evicted;         /* entries closed for max-open-files in this round (writer) */
   guint64 write_syscalls;     /* writer */
+  guint64 written_bytes;      /* writer: since the worker last took them for its stats */
   struct
   {
     gint64 last_report;

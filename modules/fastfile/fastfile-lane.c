@@ -19,6 +19,7 @@
 #include "messages.h"
 #include "scratch-buffers.h"
 #include "seqnum.h"
+#include "compat-template.h"
 
 #include <string.h>
 
@@ -49,7 +50,7 @@ fastfile_lane_init(FastFileLane *self, const FastFileLaneOptions *options, GErro
   self->template_options = options->template_options;
   if (options->filename_is_literal)
     {
-      self->single_file = fastfile_set_lookup(&self->files, options->filename_template->template);
+      self->single_file = fastfile_set_lookup(&self->files, fd_template_str(options->filename_template));
       /* never reaped or freed: one reference for the lane's lifetime */
       self->single_file->unacked++;
     }

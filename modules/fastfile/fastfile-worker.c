@@ -19,6 +19,7 @@
 #include "messages.h"
 #include "scratch-buffers.h"
 #include "seqnum.h"
+#include "compat-stats.h"
 
 #include <iv.h>
 #include <string.h>
@@ -217,6 +218,8 @@ _write_rounds_locked(FastFileWorker *self, gboolean force)
       self->direct.asked_while_writing = FALSE;
       g_mutex_unlock(&self->lock);
       fastfile_set_write_all(&self->lane.files, force, self->super.time_reopen);
+      fd_threaded_dest_worker_written_bytes_add(&self->super, self->lane.files.written_bytes);
+      self->lane.files.written_bytes = 0;
       g_mutex_lock(&self->lock);
       self->direct.writing = FALSE;
       fastfile_lane_attribute(&self->lane, owner->retries_on_error_max);

@@ -20,9 +20,8 @@
 #include "cfg-tree.h"
 #include "logwriter.h"
 #include "messages.h"
-#include "stats/stats-registry.h"
-#include "stats/stats-cluster-single.h"
-#include "stats/stats-cluster-logpipe.h"
+#include "compat-stats.h"
+#include "compat-template.h"
 
 #include <string.h>
 
@@ -201,13 +200,17 @@ fastfile_dd_set_symlink_as(LogDriver *d, const gchar *symlink_as)
   append_opener_options_set_symlink_as(&((FastFileDriver *) d)->opener_options, symlink_as);
 }
 
-static const gchar *
-_format_stats_instance(LogThreadedDestDriver *d)
+/* named as file() names its counters: driver="fast-file", filename="<path template>" (the legacy instance) */
+static void
+_stats_name(LogThreadedDestDriver *d, FdStatsName *name)
 {
   FastFileDriver *self = (FastFileDriver *) d;
 
-  return self->filename_template->template;
+  name->driver = "fast-file";
+  fd_stats_name_add(name, "filename", fd_template_str(self->filename_template));
 }
+
+FD_STATS_KEY_FUNC(_format_stats_key, _stats_name)
 
 static const gchar *
 _format_persist_name(const LogPipe *s)
@@ -216,7 +219,7 @@ _format_persist_name(const LogPipe *s)
   static gchar persist_name[1024];
 
   g_snprintf(persist_name, sizeof(persist_name), "fast-file.%s",
-             s->persist_name ? s->persist_name : self->filename_template->template);
+             s->persist_name ? s->persist_name : fd_template_str(self->filename_template));
   return persist_name;
 }
 
@@ -300,46 +303,50 @@ _queue(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
 
 /* file()'s counters of its writer options, by file()'s names and stats level */
 static void
-_writer_counter_keys(FastFileDriver *self, StatsClusterKey *pipe, StatsClusterKey *truncated_count,
-                     StatsClusterKey *truncated_bytes)
+_writer_counters(FastFileDriver *self, gboolean reg)
 {
-  guint16 component = self->super.stats_source | SCS_DESTINATION;
-  const gchar *id = self->super.super.super.id;
-  const gchar *instance = _format_stats_instance(&self->super);
+  StatsClusterKey events_storage, truncated_count, truncated_bytes;
+  gchar events_instance[1024], count_instance[1024], bytes_instance[1024];
+  StatsClusterKey *events = fd_stats_driver_events_key(&self->super, _stats_name, &events_storage,
+                                                       events_instance, sizeof(events_instance));
 
-  stats_cluster_logpipe_key_set(pipe, component, id, instance);
-  stats_cluster_single_key_set_with_name(truncated_count, component, id, instance, "truncated_count");
-  stats_cluster_single_key_set_with_name(truncated_bytes, component, id, instance, "truncated_bytes");
+  fd_stats_driver_legacy_key_set(&self->super, _stats_name, "truncated_count", &truncated_count,
+                                 count_instance, sizeof(count_instance));
+  fd_stats_driver_legacy_key_set(&self->super, _stats_name, "truncated_bytes", &truncated_bytes,
+                                 bytes_instance, sizeof(bytes_instance));
+  stats_lock();
+  if (reg)
+    {
+      stats_register_counter(STATS_LEVEL1, &truncated_count, SC_TYPE_SINGLE_VALUE,
+                             &self->record_options.truncated_count);
+      stats_register_counter(STATS_LEVEL1, &truncated_bytes, SC_TYPE_SINGLE_VALUE,
+                             &self->record_options.truncated_bytes);
+      if (self->suppress_options.seconds > 0)
+        stats_register_counter(STATS_LEVEL1, events, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
+    }
+  else
+    {
+      if (self->record_options.truncated_count)
+        stats_unregister_counter(&truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
+      if (self->record_options.truncated_bytes)
+        stats_unregister_counter(&truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
+      if (self->suppress_options.suppressed)
+        stats_unregister_counter(events, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
+    }
+  stats_unlock();
+  fd_stats_events_key_free(events);
 }
 
 static void
 _register_writer_counters(FastFileDriver *self)
 {
-  StatsClusterKey pipe, truncated_count, truncated_bytes;
-
-  _writer_counter_keys(self, &pipe, &truncated_count, &truncated_bytes);
-  stats_lock();
-  stats_register_counter(STATS_LEVEL1, &truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
-  stats_register_counter(STATS_LEVEL1, &truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
-  if (self->suppress_options.seconds > 0)
-    stats_register_counter(STATS_LEVEL1, &pipe, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
-  stats_unlock();
+  _writer_counters(self, TRUE);
 }
 
 static void
 _unregister_writer_counters(FastFileDriver *self)
 {
-  StatsClusterKey pipe, truncated_count, truncated_bytes;
-
-  _writer_counter_keys(self, &pipe, &truncated_count, &truncated_bytes);
-  stats_lock();
-  if (self->record_options.truncated_count)
-    stats_unregister_counter(&truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
-  if (self->record_options.truncated_bytes)
-    stats_unregister_counter(&truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
-  if (self->suppress_options.suppressed)
-    stats_unregister_counter(&pipe, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
-  stats_unlock();
+  _writer_counters(self, FALSE);
 }
 
 static gboolean
@@ -372,11 +379,11 @@ _init(LogPipe *s)
   if (self->writer_flags & LWO_IGNORE_ERRORS)
     self->super.retries_on_error_max = 1;
 
-  if (self->filename_is_literal && append_opener_is_spurious_path(self->filename_template->template))
+  if (self->filename_is_literal && append_opener_is_spurious_path(fd_template_str(self->filename_template)))
     {
       msg_error("fast-file(): spurious path in the file name, refusing to start",
                 evt_tag_str("driver", self->super.super.super.id),
-                evt_tag_str("path", self->filename_template->template),
+                evt_tag_str("path", fd_template_str(self->filename_template)),
                 log_pipe_location_tag(s));
       return FALSE;
     }
@@ -471,7 +478,8 @@ fastfile_dd_new(LogTemplate *filename_template, GlobalConfig *cfg)
   self->super.super.super.super.deinit = _deinit;
   self->super.super.super.super.free_fn = _free;
   self->super.super.super.super.generate_persist_name = _format_persist_name;
-  self->super.format_stats_instance = _format_stats_instance;
+  fd_threaded_dest_driver_set_stats_key(&self->super, _format_stats_key);
+  fd_threaded_dest_driver_count_written_bytes(&self->super);
   self->super.stats_source = stats_register_type("fast-file");
   self->super.worker.construct = _construct_worker;
   self->queue_in_framework = self->super.super.super.super.queue;

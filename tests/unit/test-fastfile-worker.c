@@ -23,7 +23,7 @@
 #include "fastfile-worker.h"
 #include "apphook.h"
 #include "cfg.h"
-#include "logqueue-fifo.h"
+#include "compat-logqueue.h"
 #include "logmsg/logmsg.h"
 #include "template/templates.h"
 
@@ -63,9 +63,8 @@ rig_new(const gchar *path_template, const gchar *template)
   log_template_options_init(&rig.driver->template_options, cfg);
   append_opener_options_init(&rig.driver->opener_options, cfg);
 
-  rig.queue = log_queue_fifo_new(100000, NULL);
   /* as LogThreadedDestDriver does: popped messages wait in the backlog until acked */
-  log_queue_set_use_backlog(rig.queue, TRUE);
+  rig.queue = fd_log_queue_fifo_new_with_backlog(100000);
   rig.worker = NULL;
   return rig;
 }
