@@ -228,7 +228,7 @@ fd_stats_driver_legacy_key_set(LogThreadedDestDriver *driver, FdStatsNameFunc na
   fd_stats_name_format_instance(&stats_name, instance, size);
 #if FD_SYSLOG_NG_4X
   stats_cluster_single_key_legacy_set_with_name(key, driver->stats_source | SCS_DESTINATION, driver->super.super.id,
-                                                instance, legacy_name);
+      instance, legacy_name);
 #else
   stats_cluster_single_key_set_with_name(key, driver->stats_source | SCS_DESTINATION, driver->super.super.id,
                                          instance, legacy_name);

@@ -32,6 +32,23 @@ fd_template_str(const LogTemplate *template)
 #endif
 }
 
+/*
+ * template-escape() of a destination: 3.38's file() sets it on its inline
+ * template (an error for any other); 4.x's is a template option, for
+ * whatever the destination formats at the top level (a named template and
+ * file-template() too, only for this destination).  FALSE on 3.38.
+ */
+static inline gboolean
+fd_template_options_set_escape(LogTemplateOptions *options, gboolean escape)
+{
+#if FD_SYSLOG_NG_4X
+  options->escape = escape;
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
 /* expands one macro, without escaping (4.0 moved escaping from an argument into the eval options) */
 static inline gboolean
 fd_macro_expand(gint id, LogTemplateEvalOptions *options, const LogMessage *msg, GString *result,

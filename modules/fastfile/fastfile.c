@@ -22,6 +22,7 @@
 #include "messages.h"
 #include "compat-stats.h"
 #include "compat-template.h"
+#include "compat-thrdest.h"
 
 #include <string.h>
 
@@ -147,6 +148,24 @@ fastfile_dd_lookup_flag(const gchar *flag)
   return -1;
 }
 
+/* 4.x's flags(seqnum) and the others (FALSE on 3.38, which has none) */
+gboolean
+fastfile_dd_process_seqnum_flag(LogDriver *d, const gchar *flag)
+{
+  return fd_thrdest_process_seqnum_flag(d, flag);
+}
+
+const gchar *
+fastfile_dd_flag_names(void)
+{
+  static gchar names[200];
+
+  if (!names[0])
+    g_snprintf(names, sizeof(names), "syslog-protocol, no-multi-line, threaded, ignore-errors%s",
+               fd_thrdest_seqnum_flag_names());
+  return names;
+}
+
 void
 fastfile_dd_set_writer_flags(LogDriver *d, guint32 flags)
 {
@@ -233,7 +252,7 @@ _nothing_after(LogPipe *s)
 {
   for (LogPipe *p = s->pipe_next; p; p = p->pipe_next)
     {
-      if (p->queue || (p->flags & ~(PIF_INITIALIZED | PIF_INLINED | PIF_HARD_FLOW_CONTROL)))
+      if (p->queue || (p->flags & ~fd_pipe_flags_path_only()))
         return FALSE;
     }
   return TRUE;
@@ -289,12 +308,15 @@ static void
 _queue(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
 {
   FastFileDriver *self = (FastFileDriver *) s;
-  gint thread_id = main_loop_worker_get_thread_id();
+  gint thread_id = fd_main_loop_worker_thread_index();
   gint n = self->super.created_workers;
 
   if (n > 0)
     {
-      guint index = thread_id >= 0 ? (guint) thread_id : (guint) g_atomic_int_add(&self->next_worker, 1);
+      guint index;
+      /* 4.x's worker-partition-key(): messages with the same key go to the same worker */
+      if (!fd_thrdest_partition_worker(&self->super, msg, n, &index))
+        index = thread_id >= 0 ? (guint) thread_id : (guint) g_atomic_int_add(&self->next_worker, 1);
       if (fastfile_worker_queue((FastFileWorker *) self->super.workers[index % n], msg, path_options, thread_id))
         return;
     }
@@ -308,21 +330,23 @@ _writer_counters(FastFileDriver *self, gboolean reg)
   StatsClusterKey events_storage, truncated_count, truncated_bytes;
   gchar events_instance[1024], count_instance[1024], bytes_instance[1024];
   StatsClusterKey *events = fd_stats_driver_events_key(&self->super, _stats_name, &events_storage,
-                                                       events_instance, sizeof(events_instance));
+                            events_instance, sizeof(events_instance));
 
   fd_stats_driver_legacy_key_set(&self->super, _stats_name, "truncated_count", &truncated_count,
                                  count_instance, sizeof(count_instance));
   fd_stats_driver_legacy_key_set(&self->super, _stats_name, "truncated_bytes", &truncated_bytes,
                                  bytes_instance, sizeof(bytes_instance));
+  gint level = fd_pipe_stats_level(&self->super.super.super.super, STATS_LEVEL1);
+
   stats_lock();
   if (reg)
     {
-      stats_register_counter(STATS_LEVEL1, &truncated_count, SC_TYPE_SINGLE_VALUE,
+      stats_register_counter(level, &truncated_count, SC_TYPE_SINGLE_VALUE,
                              &self->record_options.truncated_count);
-      stats_register_counter(STATS_LEVEL1, &truncated_bytes, SC_TYPE_SINGLE_VALUE,
+      stats_register_counter(level, &truncated_bytes, SC_TYPE_SINGLE_VALUE,
                              &self->record_options.truncated_bytes);
       if (self->suppress_options.seconds > 0)
-        stats_register_counter(STATS_LEVEL1, events, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
+        stats_register_counter(level, events, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
     }
   else
     {
@@ -360,9 +384,11 @@ _init(LogPipe *s)
   if (self->time_reap == -1)
     self->time_reap = cfg->time_reap;
 
-  /* as file(): escaping is a property of the template; a named one (or
-   * file-template()) is shared with other destinations and is not ours to change */
-  if (self->template_escape != -1)
+  /* as file(): on 4.x a template option of this destination; on 3.38 a
+   * property of the template, and a named one (or file-template()) is shared
+   * with other destinations and is not ours to change */
+  if (self->template_escape != -1
+      && !fd_template_options_set_escape(&self->template_options, self->template_escape))
     {
       if (self->template && self->template->def_inline)
         log_template_set_escape(self->template, self->template_escape);
@@ -372,6 +398,10 @@ _init(LogPipe *s)
   /* with flags(syslog-protocol) template() is the message part, file-template() is not used */
   self->record_options.syslog_protocol = (self->writer_flags & LWO_SYSLOG_PROTOCOL) != 0;
   self->record_options.no_multi_line = (self->writer_flags & LWO_NO_MULTI_LINE) != 0;
+  gboolean numbered, all;
+  fd_thrdest_seqnum_policy(&self->super, &numbered, &all);
+  self->record_options.no_seq_num = !numbered;
+  self->record_options.seq_num_all = all;
   if (!self->template && cfg->file_template && !self->record_options.syslog_protocol)
     self->template = log_template_ref(cfg->file_template);
   /* flags(ignore-errors): a file that fails gives up its records at once instead of retrying,

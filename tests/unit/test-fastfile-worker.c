@@ -1109,7 +1109,7 @@ suite_init(void)
 {
   app_startup();
   /* as the main loop sets it: the delivering jobs' threads have queue inputs of their own */
-  log_queue_set_max_threads(MAIN_LOOP_MAX_WORKER_THREADS);
+  fd_log_queue_set_max_threads(MAIN_LOOP_MAX_WORKER_THREADS);
   cfg = cfg_new_snippet();
   tmpdir = g_dir_make_tmp("fastfile-worker-XXXXXX", NULL);
   return tmpdir ? 0 : 1;
