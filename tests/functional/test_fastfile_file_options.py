@@ -419,6 +419,42 @@ class TestSeqnumFlags4x(Differential):
                 else:
                     self.assert_has(b'[meta sequenceId="1"]', stock)
 
+class TestWriterCountersPrometheus4x(Differential):
+    """4.x: suppress()'s and truncate-size()'s counters named as file() names them: suppressed is
+    syslogng_output_events_total{result="suppressed"} with the driver's labels, truncated_count and
+    truncated_bytes legacy rows only; the same values for both"""
+
+    def setUp(self):
+        super().setUp()
+        if not fdharness.SYSLOG_NG_4X:
+            self.skipTest("syslog-ng %s has no `syslog-ng-ctl stats prometheus`" % fdharness.SYSLOG_NG_VERSION)
+
+    def test_suppressed_and_truncated(self):
+        w = self.workdir()
+        opts = " suppress(30) truncate-size(40)"
+        config = pair_config(w, '"%(w)s/file.out"' + opts, '"%(w)s/fast.out"' + opts).replace(
+            "stats-level(1);", "stats(level(1));")
+        lines = [b"<13>Nov 30 05:00:00 h p: same line, long enough to be cut at forty bytes"] * 5 + \
+            [b"<13>Nov 30 05:00:01 h p: other"]
+        with fdharness.SyslogNg(config, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), lines)
+            self.assertTrue(fdharness.wait_until(lambda: stat(sng, "suppressed") == 4, 30), sng.stats())
+            settle([w + "/file.out", w + "/fast.out"])
+            metrics = sng.prometheus()
+            stats = sng.stats()
+        self.assert_same(*self.pair_outputs(w))
+        for d_id, driver, path in (("d_file#0", "file", w + "/file.out"), ("d_fast#0", "fast-file", w + "/fast.out")):
+            found = [(l, v) for n, l, v in metrics if n == "syslogng_output_events_total"
+                     and l.get("id") == d_id and l.get("result") == "suppressed"]
+            self.assertEqual(found, [({"driver": driver, "filename": path, "id": d_id, "result": "suppressed"}, 4)],
+                             (d_id, [m for m in metrics if m[1].get("id") == d_id]))
+            self.assertFalse([n for n, l, v in metrics if "truncated" in n], metrics)
+        for typ in ("suppressed", "truncated_count", "truncated_bytes"):
+            self.assertEqual(stats.get("dst.file;d_file#0;%s/file.out;a;%s" % (w, typ)),
+                             stats.get("dst.fast-file;d_fast#0;%s/fast.out;a;%s" % (w, typ)), (typ, stats))
+        self.assertGreater(stats.get("dst.fast-file;d_fast#0;%s/fast.out;a;truncated_count" % w), 0, stats)
+
+
 class TestUnknownFlag(fdharness.TestCase):
     def check(self, flag):
         rc, out = fdharness.check_config('destination d { fast-file("/tmp/x" flags(%s)); };\n'
