@@ -95,12 +95,15 @@ fd_log_writer_set_options(LogWriter *writer, LogWriterOptions *options, const gc
 /* after the last fd_log_queue_take_back(): 4.x's queue takes messages pushed
  * from a main loop worker thread (a threaded destination's worker is one)
  * into that thread's input first, moved into the queue by the thread's batch
- * callbacks, which must run before the thread ends */
+ * callbacks, which must run before the thread ends; other threads push
+ * into the queue itself */
 static inline void
 fd_log_queue_take_back_done(void)
 {
 #if FD_SYSLOG_NG_4X
-  main_loop_worker_invoke_batch_callbacks();
+  /* only a main loop worker thread has (and initialises) its list of them */
+  if (main_loop_worker_get_thread_index() >= 0)
+    main_loop_worker_invoke_batch_callbacks();
 #endif
 }
 
