@@ -112,3 +112,65 @@ fd-print-unit-sources:
 	@echo $(BUILT_SOURCES)
 EOF
 }
+
+# ---- the Debian 13 trixie root (syslog-ng 4.8): .ci/trixie-root makes it, .ci/run-in-root runs in it
+
+FD_ROOT_DIR=${FASTDEST_ROOT_DIR:-/var/lib/fastdest/trixie}
+FD_CACHE_DIR=${FASTDEST_CACHE_DIR:-/var/cache/fastdest}
+
+# The host's Debian mirror (trixie comes from the same one).
+fd_mirror() {
+  local uri
+  uri=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | grep -v security | head -n 1)
+  [ -n "$uri" ] || uri=$(sed -n 's/^deb \(\[[^]]*\] \)\{0,1\}\([^ ]*\) .*/\2/p' /etc/apt/sources.list 2>/dev/null |
+                         grep -v security | head -n 1)
+  echo "${FASTDEST_MIRROR:-${uri:-http://deb.debian.org/debian}}"
+}
+
+# Mount what a test run needs into root $1 (/proc, /sys, /dev, a fresh /run and this source
+# tree at its own path); fd_root_umount undoes it.  Processes left running in the root are
+# stopped first, by pid.
+fd_root_mount() {
+  local root=$1
+  fd_root_umount "$root"
+  mkdir -p "$root$FD_SRCDIR"
+  mount -t proc proc "$root/proc"
+  mount --rbind /sys "$root/sys" && mount --make-rslave "$root/sys"
+  mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev"
+  mount -t tmpfs -o mode=0755 tmpfs "$root/run"
+  mkdir -p "$root/run/lock"
+  mount --bind "$FD_SRCDIR" "$root$FD_SRCDIR"
+  cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+}
+
+# the pids of processes whose root directory is $1
+fd_root_pids() {
+  local root proc
+  root=$(readlink -f "$1")
+  for proc in /proc/[0-9]*; do
+    [ "$(readlink "$proc/root" 2>/dev/null)" = "$root" ] && echo "${proc#/proc/}"
+  done
+  return 0
+}
+
+fd_root_umount() {
+  local root pids m
+  root=$(readlink -f "$1")
+  pids=$(fd_root_pids "$root")
+  if [ -n "$pids" ]; then
+    fd_say "stopping processes left in $root: $(echo $pids)"
+    # shellcheck disable=SC2086
+    kill -TERM $pids 2>/dev/null; sleep 2
+    # shellcheck disable=SC2086
+    kill -KILL $(fd_root_pids "$root") 2>/dev/null
+  fi
+  # deepest first
+  for m in $(awk -v r="$root/" 'index($2, r) == 1 { print $2 }' /proc/mounts | sort -r); do
+    umount -l "$m" 2>/dev/null || true
+  done
+}
+
+# whether anything is mounted below root $1
+fd_root_busy() {
+  awk -v r="$(readlink -f "$1")/" 'index($2, r) == 1 { found = 1 } END { exit !found }' /proc/mounts
+}

@@ -62,10 +62,9 @@
 #include "se-sink-ctf.h"
 #include "apphook.h"
 #include "cfg.h"
-#include "logqueue-fifo.h"
+#include "compat-logqueue.h"
 #include "logwriter.h"
 #include "plugin.h"
-#include "resolved-configurable-paths.h"
 #include "logmsg/logmsg.h"
 #include "scratch-buffers.h"
 #include "template/templates.h"
@@ -288,10 +287,7 @@ queue_done(LogMessage *popped, Popped *p)
 static LogQueue *
 new_queue(void)
 {
-  LogQueue *queue = log_queue_fifo_new(100000, NULL);
-
-  log_queue_set_use_backlog(queue, TRUE);
-  return queue;
+  return fd_log_queue_fifo_new_with_backlog(100000);
 }
 
 static gboolean
@@ -1912,9 +1908,9 @@ main(int argc, char **argv)
     sd_sendv = dlsym(libsystemd, "sd_journal_sendv");
 
   app_startup();
-  resolved_configurable_paths_init(&resolvedConfigurablePaths);
+  resolved_configurable_paths_init(fd_resolved_configurable_paths());
   cfg = cfg_new_snippet();
-  plugin_context_set_module_path(&cfg->plugin_context, resolvedConfigurablePaths.initial_module_path);
+  plugin_context_set_module_path(&cfg->plugin_context, fd_resolved_configurable_paths()->initial_module_path);
   /* the stock alternative's $(format-json) lives in json-plugin */
   if (!cfg_load_module(cfg, "json-plugin"))
     fprintf(stderr, "hotpath: json-plugin not loadable: $(format-json) rows n/a\n");

@@ -403,6 +403,7 @@ _write_prefix(FastFileSet *self, FastFileEntry *entry, gsize end, gint time_reop
   gsize len = end - entry->head_written;
   gboolean complete = batch_writer_write(entry->fd, batch_buffer_data(out)->str + entry->head_written, len, &result);
   self->write_syscalls += result.syscalls;
+  self->written_bytes += result.written;
   _account_written(entry, result.written);
   if (result.written)
     entry->only_bom = FALSE;

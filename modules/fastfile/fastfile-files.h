@@ -148,6 +148,7 @@ typedef struct _FastFileSet
   GPtrArray *evicted;         /* entries closed for max-open-files in this round (writer) */
   BatchCompressor *compressor;  /* compression(): one member/frame per write (writer) */
   guint64 write_syscalls;     /* writer */
+  guint64 written_bytes;      /* writer: since the worker last took them for its stats */
   struct
   {
     gint64 last_report;

@@ -184,15 +184,18 @@ _strip_trailing_newline(GString *text, gsize start)
 }
 
 /* the number file() gives a record for $SEQNUM and the RFC 5424 meta
- * sequenceId: the destination's own for a local message, the sender's
- * meta.sequenceId for any other */
+ * sequenceId: the destination's own for a local message (4.x
+ * flags(seqnum-all): for every message), the sender's meta.sequenceId for
+ * any other; none with 4.x flags(no-seqnum) */
 static gint32
 _record_seq_num(FastFileFormatter *self, LogMessage *msg, gint32 seq_num)
 {
   gssize len;
   gchar digits[32];
 
-  if (msg->flags & LF_LOCAL)
+  if (self->record && self->record->no_seq_num)
+    return 0;
+  if (fastfile_record_takes_seq_num(self->record, msg))
     return seq_num;
   /* meta.sequenceId is structured data: none without any (RFC 3164 traffic) */
   if (msg->num_sdata == 0)

@@ -30,12 +30,26 @@ typedef struct _FastFileRecordOptions
   gboolean no_multi_line;         /* flags(no-multi-line) */
   gint pad_size;                  /* pad-size(), 0: none */
   gint truncate_size;             /* truncate-size(), -1: none */
+  /* 4.x's flags(no-seqnum) and flags(seqnum-all): no message is numbered, every one is (not only local ones) */
+  gboolean no_seq_num;
+  gboolean seq_num_all;
   StatsCounterItem *truncated_count;
   StatsCounterItem *truncated_bytes;
   /* the padding warning names the destination */
   const gchar *driver_id;
   LogPipe *owner;
 } FastFileRecordOptions;
+
+/* whether a message gets the destination's next sequence number ($SEQNUM,
+ * the RFC 5424 sequenceId): local ones, as file() numbers them; with 4.x's
+ * flags() none, or every one */
+static inline gboolean
+fastfile_record_takes_seq_num(const FastFileRecordOptions *record, const LogMessage *msg)
+{
+  if (record && record->no_seq_num)
+    return FALSE;
+  return (record && record->seq_num_all) || (msg->flags & LF_LOCAL);
+}
 
 /*
  * Produces the bytes of one record: the template output (or file()'s

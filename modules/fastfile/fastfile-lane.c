@@ -19,6 +19,7 @@
 #include "messages.h"
 #include "scratch-buffers.h"
 #include "seqnum.h"
+#include "compat-template.h"
 
 #include <string.h>
 
@@ -49,7 +50,7 @@ fastfile_lane_init(FastFileLane *self, const FastFileLaneOptions *options, GErro
   self->template_options = options->template_options;
   if (options->filename_is_literal)
     {
-      self->single_file = fastfile_set_lookup(&self->files, options->filename_template->template);
+      self->single_file = fastfile_set_lookup(&self->files, fd_template_str(options->filename_template));
       /* never reaped or freed: one reference for the lane's lifetime */
       self->single_file->unacked++;
     }
@@ -194,7 +195,8 @@ _end_record(FastFileLane *self, FastFileEntry *entry, gsize before, FastFileStag
 static void
 _stage_own(FastFileLane *self, FastFileEntry *entry, LogMessage *msg)
 {
-  gint32 seq_num = (msg->flags & LF_LOCAL) && self->seq_num ? step_sequence_number_atomic(self->seq_num) : 0;
+  gint32 seq_num = fastfile_record_takes_seq_num(self->formatter.record, msg) && self->seq_num
+                   ? step_sequence_number_atomic(self->seq_num) : 0;
   gsize before = batch_buffer_len(&entry->fill);
   gsize size = log_msg_get_size(msg);
   FastFileStaged staged;

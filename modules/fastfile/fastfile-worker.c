@@ -19,6 +19,9 @@
 #include "messages.h"
 #include "scratch-buffers.h"
 #include "seqnum.h"
+#include "compat-stats.h"
+#include "compat-thrdest.h"
+#include "compat-logqueue.h"
 
 #include <iv.h>
 #include <string.h>
@@ -70,8 +73,8 @@ _settle_held(FastFileWorker *self, FastFileRecord *records, guint n)
       log_msg_ack(records[i].held, &path_options, AT_PROCESSED);
       log_msg_unref(records[i].held);
     }
-  stats_counter_add(owner->written_messages, n - dropped - filtered);
-  stats_counter_add(owner->dropped_messages, dropped);
+  stats_counter_add(fd_thrdest_written_counter(owner), n - dropped - filtered);
+  stats_counter_add(fd_thrdest_dropped_counter(owner), dropped);
   log_queue_queued_messages_sub(self->super.queue, n);
   log_queue_memory_usage_sub(self->super.queue, memory);
 }
@@ -88,7 +91,7 @@ _publish_queued(FastFileWorker *self)
     {
       self->direct.queued += own;
       self->direct.queued_memory += own_memory;
-      stats_counter_add(self->super.owner->processed_messages, own);
+      stats_counter_add(fd_thrdest_processed_counter(self->super.owner), own);
     }
 
   if (self->direct.queued == 0)
@@ -150,7 +153,7 @@ _settle_queued(FastFileWorker *self)
           log_threaded_dest_worker_ack_messages(&self->super, run);
           /* left out as file() leaves them out (suppress(), mark-mode()): acked, not written */
           if (outcome == FASTFILE_RECORD_FILTERED)
-            stats_counter_sub(self->super.owner->written_messages, run);
+            stats_counter_sub(fd_thrdest_written_counter(self->super.owner), run);
         }
       popped -= run;
     }
@@ -217,6 +220,8 @@ _write_rounds_locked(FastFileWorker *self, gboolean force)
       self->direct.asked_while_writing = FALSE;
       g_mutex_unlock(&self->lock);
       fastfile_set_write_all(&self->lane.files, force, self->super.time_reopen);
+      fd_threaded_dest_worker_written_bytes_add(&self->super, self->lane.files.written_bytes);
+      self->lane.files.written_bytes = 0;
       g_mutex_lock(&self->lock);
       self->direct.writing = FALSE;
       fastfile_lane_attribute(&self->lane, owner->retries_on_error_max);
@@ -333,7 +338,7 @@ static gpointer
 _job_done(gpointer user_data)
 {
   FastFileWorker *self = user_data;
-  gint thread_id = main_loop_worker_get_thread_id();
+  gint thread_id = fd_main_loop_worker_thread_index();
   gboolean post = FALSE;
 
   g_mutex_lock(&self->lock);
@@ -354,7 +359,7 @@ static void
 _count_overflow(FastFileWorker *self)
 {
   /* as the queue does beyond log-fifo-size: counted in the queue's dropped */
-  stats_counter_inc(self->super.queue->dropped_messages);
+  fd_log_queue_dropped_inc(self->super.queue);
   msg_debug("fast-file(): destination queue full, dropping message",
             evt_tag_str("driver", _driver_id(self)),
             evt_tag_int("log_fifo_size", self->direct.fifo_limit),
@@ -368,7 +373,7 @@ _account_delivery(FastFileWorker *self, LogMessage *msg, const LogPathOptions *p
 {
   LogThreadedDestDriver *owner = self->super.owner;
 
-  stats_counter_inc(owner->processed_messages);
+  stats_counter_inc(fd_thrdest_processed_counter(owner));
   if (kept)
     {
       /* what log_dest_driver_queue_method() counts, without forwarding what we keep */
@@ -417,7 +422,7 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
    * inserts at the same time steps it without atomics (one worker), which
    * can only repeat a number */
   gint32 seq_num = 0;
-  if (msg->flags & LF_LOCAL)
+  if (fastfile_record_takes_seq_num(self->options->lane.record, msg))
     seq_num = step_sequence_number_atomic(&owner->shared_seq_num);
 
   if (templates)
@@ -768,8 +773,12 @@ _requeue_unwritten_locked(FastFileWorker *self)
   for (GList *link = lane->files.outgoing.head; link; link = link->next)
     fastfile_entry_truncate_torn(&lane->files, link->data);
 
-  for (gint i = (gint) lane->tail - 1; i >= (gint) lane->head; i--)
+  /* in their old place in front of the queue, newest first; where the queue
+   * cannot take them back in front (4.x), at its tail, oldest first */
+  gboolean in_front = fd_log_queue_takes_back_in_front();
+  for (guint k = lane->head; k < lane->tail; k++)
     {
+      guint i = in_front ? lane->tail - 1 - (k - lane->head) : k;
       FastFileRecord *record = &lane->records[i];
       LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
 
@@ -779,11 +788,12 @@ _requeue_unwritten_locked(FastFileWorker *self)
       path_options.flow_control_requested = record->ack_needed;
       memory += record->size;
       /* the queue takes over our reference and our ack */
-      log_queue_push_head(self->super.queue, record->held, &path_options);
+      fd_log_queue_take_back(self->super.queue, record->held, &path_options);
       record->held = NULL;
       record->state = FASTFILE_RECORD_DROPPED;
       requeued++;
     }
+  fd_log_queue_take_back_done();
   if (requeued)
     {
       log_queue_queued_messages_sub(self->super.queue, requeued);

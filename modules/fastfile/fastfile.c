@@ -20,9 +20,9 @@
 #include "cfg-tree.h"
 #include "logwriter.h"
 #include "messages.h"
-#include "stats/stats-registry.h"
-#include "stats/stats-cluster-single.h"
-#include "stats/stats-cluster-logpipe.h"
+#include "compat-stats.h"
+#include "compat-template.h"
+#include "compat-thrdest.h"
 
 #include <string.h>
 
@@ -148,6 +148,24 @@ fastfile_dd_lookup_flag(const gchar *flag)
   return -1;
 }
 
+/* 4.x's flags(seqnum) and the others (FALSE on 3.38, which has none) */
+gboolean
+fastfile_dd_process_seqnum_flag(LogDriver *d, const gchar *flag)
+{
+  return fd_thrdest_process_seqnum_flag(d, flag);
+}
+
+const gchar *
+fastfile_dd_flag_names(void)
+{
+  static gchar names[200];
+
+  if (!names[0])
+    g_snprintf(names, sizeof(names), "syslog-protocol, no-multi-line, threaded, ignore-errors%s",
+               fd_thrdest_seqnum_flag_names());
+  return names;
+}
+
 void
 fastfile_dd_set_writer_flags(LogDriver *d, guint32 flags)
 {
@@ -262,13 +280,17 @@ fastfile_dd_compression_problem(LogDriver *d)
   return NULL;
 }
 
-static const gchar *
-_format_stats_instance(LogThreadedDestDriver *d)
+/* named as file() names its counters: driver="fast-file", filename="<path template>" (the legacy instance) */
+static void
+_stats_name(LogThreadedDestDriver *d, FdStatsName *name)
 {
   FastFileDriver *self = (FastFileDriver *) d;
 
-  return self->filename_template->template;
+  name->driver = "fast-file";
+  fd_stats_name_add(name, "filename", fd_template_str(self->filename_template));
 }
+
+FD_STATS_KEY_FUNC(_format_stats_key, _stats_name)
 
 static const gchar *
 _format_persist_name(const LogPipe *s)
@@ -277,7 +299,7 @@ _format_persist_name(const LogPipe *s)
   static gchar persist_name[1024];
 
   g_snprintf(persist_name, sizeof(persist_name), "fast-file.%s",
-             s->persist_name ? s->persist_name : self->filename_template->template);
+             s->persist_name ? s->persist_name : fd_template_str(self->filename_template));
   return persist_name;
 }
 
@@ -291,7 +313,7 @@ _nothing_after(LogPipe *s)
 {
   for (LogPipe *p = s->pipe_next; p; p = p->pipe_next)
     {
-      if (p->queue || (p->flags & ~(PIF_INITIALIZED | PIF_INLINED | PIF_HARD_FLOW_CONTROL)))
+      if (p->queue || (p->flags & ~fd_pipe_flags_path_only()))
         return FALSE;
     }
   return TRUE;
@@ -349,12 +371,15 @@ static void
 _queue(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
 {
   FastFileDriver *self = (FastFileDriver *) s;
-  gint thread_id = main_loop_worker_get_thread_id();
+  gint thread_id = fd_main_loop_worker_thread_index();
   gint n = self->super.created_workers;
 
   if (n > 0)
     {
-      guint index = thread_id >= 0 ? (guint) thread_id : (guint) g_atomic_int_add(&self->next_worker, 1);
+      guint index;
+      /* 4.x's worker-partition-key(): messages with the same key go to the same worker */
+      if (!fd_thrdest_partition_worker(&self->super, msg, n, &index))
+        index = thread_id >= 0 ? (guint) thread_id : (guint) g_atomic_int_add(&self->next_worker, 1);
       if (fastfile_worker_queue((FastFileWorker *) self->super.workers[index % n], msg, path_options, thread_id))
         return;
     }
@@ -363,63 +388,72 @@ _queue(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
 
 /* file()'s counters of its writer options, by file()'s names and stats level */
 static void
-_writer_counter_keys(FastFileDriver *self, StatsClusterKey *pipe, StatsClusterKey *truncated_count,
-                     StatsClusterKey *truncated_bytes, StatsClusterKey *rotations,
-                     StatsClusterKey *bytes_in, StatsClusterKey *bytes_out)
+_writer_counters(FastFileDriver *self, gboolean reg)
 {
-  guint16 component = self->super.stats_source | SCS_DESTINATION;
-  const gchar *id = self->super.super.super.id;
-  const gchar *instance = _format_stats_instance(&self->super);
+  StatsClusterKey events_storage, truncated_count, truncated_bytes, rotations, bytes_in, bytes_out;
+  gchar events_instance[1024], count_instance[1024], bytes_instance[1024];
+  gchar rotations_instance[1024], bytes_in_instance[1024], bytes_out_instance[1024];
+  StatsClusterKey *events = fd_stats_driver_events_key(&self->super, _stats_name, &events_storage,
+                            events_instance, sizeof(events_instance));
 
-  stats_cluster_logpipe_key_set(pipe, component, id, instance);
-  stats_cluster_single_key_set_with_name(truncated_count, component, id, instance, "truncated_count");
-  stats_cluster_single_key_set_with_name(truncated_bytes, component, id, instance, "truncated_bytes");
-  stats_cluster_single_key_set_with_name(rotations, component, id, instance, "rotations");
-  stats_cluster_single_key_set_with_name(bytes_in, component, id, instance, "uncompressed_bytes");
-  stats_cluster_single_key_set_with_name(bytes_out, component, id, instance, "compressed_bytes");
+  fd_stats_driver_legacy_key_set(&self->super, _stats_name, "truncated_count", &truncated_count,
+                                 count_instance, sizeof(count_instance));
+  fd_stats_driver_legacy_key_set(&self->super, _stats_name, "truncated_bytes", &truncated_bytes,
+                                 bytes_instance, sizeof(bytes_instance));
+  fd_stats_driver_legacy_key_set(&self->super, _stats_name, "rotations", &rotations,
+                                 rotations_instance, sizeof(rotations_instance));
+  fd_stats_driver_legacy_key_set(&self->super, _stats_name, "uncompressed_bytes", &bytes_in,
+                                 bytes_in_instance, sizeof(bytes_in_instance));
+  fd_stats_driver_legacy_key_set(&self->super, _stats_name, "compressed_bytes", &bytes_out,
+                                 bytes_out_instance, sizeof(bytes_out_instance));
+  gint level = fd_pipe_stats_level(&self->super.super.super.super, STATS_LEVEL1);
+
+  stats_lock();
+  if (reg)
+    {
+      stats_register_counter(level, &truncated_count, SC_TYPE_SINGLE_VALUE,
+                             &self->record_options.truncated_count);
+      stats_register_counter(level, &truncated_bytes, SC_TYPE_SINGLE_VALUE,
+                             &self->record_options.truncated_bytes);
+      if (self->suppress_options.seconds > 0)
+        stats_register_counter(level, events, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
+      if (fastfile_rotation_enabled(&self->rotation))
+        stats_register_counter(level, &rotations, SC_TYPE_SINGLE_VALUE, &self->rotation.rotated);
+      if (self->compression.type != BATCH_COMPRESSION_NONE)
+        {
+          stats_register_counter(level, &bytes_in, SC_TYPE_SINGLE_VALUE, &self->compression.bytes_in);
+          stats_register_counter(level, &bytes_out, SC_TYPE_SINGLE_VALUE, &self->compression.bytes_out);
+        }
+    }
+  else
+    {
+      if (self->record_options.truncated_count)
+        stats_unregister_counter(&truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
+      if (self->record_options.truncated_bytes)
+        stats_unregister_counter(&truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
+      if (self->suppress_options.suppressed)
+        stats_unregister_counter(events, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
+      if (self->rotation.rotated)
+        stats_unregister_counter(&rotations, SC_TYPE_SINGLE_VALUE, &self->rotation.rotated);
+      if (self->compression.bytes_in)
+        stats_unregister_counter(&bytes_in, SC_TYPE_SINGLE_VALUE, &self->compression.bytes_in);
+      if (self->compression.bytes_out)
+        stats_unregister_counter(&bytes_out, SC_TYPE_SINGLE_VALUE, &self->compression.bytes_out);
+    }
+  stats_unlock();
+  fd_stats_events_key_free(events);
 }
 
 static void
 _register_writer_counters(FastFileDriver *self)
 {
-  StatsClusterKey pipe, truncated_count, truncated_bytes, rotations, bytes_in, bytes_out;
-
-  _writer_counter_keys(self, &pipe, &truncated_count, &truncated_bytes, &rotations, &bytes_in, &bytes_out);
-  stats_lock();
-  stats_register_counter(STATS_LEVEL1, &truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
-  stats_register_counter(STATS_LEVEL1, &truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
-  if (self->suppress_options.seconds > 0)
-    stats_register_counter(STATS_LEVEL1, &pipe, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
-  if (fastfile_rotation_enabled(&self->rotation))
-    stats_register_counter(STATS_LEVEL1, &rotations, SC_TYPE_SINGLE_VALUE, &self->rotation.rotated);
-  if (self->compression.type != BATCH_COMPRESSION_NONE)
-    {
-      stats_register_counter(STATS_LEVEL1, &bytes_in, SC_TYPE_SINGLE_VALUE, &self->compression.bytes_in);
-      stats_register_counter(STATS_LEVEL1, &bytes_out, SC_TYPE_SINGLE_VALUE, &self->compression.bytes_out);
-    }
-  stats_unlock();
+  _writer_counters(self, TRUE);
 }
 
 static void
 _unregister_writer_counters(FastFileDriver *self)
 {
-  StatsClusterKey pipe, truncated_count, truncated_bytes, rotations, bytes_in, bytes_out;
-
-  _writer_counter_keys(self, &pipe, &truncated_count, &truncated_bytes, &rotations, &bytes_in, &bytes_out);
-  stats_lock();
-  if (self->record_options.truncated_count)
-    stats_unregister_counter(&truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
-  if (self->record_options.truncated_bytes)
-    stats_unregister_counter(&truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
-  if (self->suppress_options.suppressed)
-    stats_unregister_counter(&pipe, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
-  if (self->rotation.rotated)
-    stats_unregister_counter(&rotations, SC_TYPE_SINGLE_VALUE, &self->rotation.rotated);
-  if (self->compression.bytes_in)
-    stats_unregister_counter(&bytes_in, SC_TYPE_SINGLE_VALUE, &self->compression.bytes_in);
-  if (self->compression.bytes_out)
-    stats_unregister_counter(&bytes_out, SC_TYPE_SINGLE_VALUE, &self->compression.bytes_out);
-  stats_unlock();
+  _writer_counters(self, FALSE);
 }
 
 static gboolean
@@ -433,9 +467,11 @@ _init(LogPipe *s)
   if (self->time_reap == -1)
     self->time_reap = cfg->time_reap;
 
-  /* as file(): escaping is a property of the template; a named one (or
-   * file-template()) is shared with other destinations and is not ours to change */
-  if (self->template_escape != -1)
+  /* as file(): on 4.x a template option of this destination; on 3.38 a
+   * property of the template, and a named one (or file-template()) is shared
+   * with other destinations and is not ours to change */
+  if (self->template_escape != -1
+      && !fd_template_options_set_escape(&self->template_options, self->template_escape))
     {
       if (self->template && self->template->def_inline)
         log_template_set_escape(self->template, self->template_escape);
@@ -445,6 +481,10 @@ _init(LogPipe *s)
   /* with flags(syslog-protocol) template() is the message part, file-template() is not used */
   self->record_options.syslog_protocol = (self->writer_flags & LWO_SYSLOG_PROTOCOL) != 0;
   self->record_options.no_multi_line = (self->writer_flags & LWO_NO_MULTI_LINE) != 0;
+  gboolean numbered, all;
+  fd_thrdest_seqnum_policy(&self->super, &numbered, &all);
+  self->record_options.no_seq_num = !numbered;
+  self->record_options.seq_num_all = all;
   if (!self->template && cfg->file_template && !self->record_options.syslog_protocol)
     self->template = log_template_ref(cfg->file_template);
   /* flags(ignore-errors): a file that fails gives up its records at once instead of retrying,
@@ -452,11 +492,11 @@ _init(LogPipe *s)
   if (self->writer_flags & LWO_IGNORE_ERRORS)
     self->super.retries_on_error_max = 1;
 
-  if (self->filename_is_literal && append_opener_is_spurious_path(self->filename_template->template))
+  if (self->filename_is_literal && append_opener_is_spurious_path(fd_template_str(self->filename_template)))
     {
       msg_error("fast-file(): spurious path in the file name, refusing to start",
                 evt_tag_str("driver", self->super.super.super.id),
-                evt_tag_str("path", self->filename_template->template),
+                evt_tag_str("path", fd_template_str(self->filename_template)),
                 log_pipe_location_tag(s));
       return FALSE;
     }
@@ -552,7 +592,8 @@ fastfile_dd_new(LogTemplate *filename_template, GlobalConfig *cfg)
   self->super.super.super.super.deinit = _deinit;
   self->super.super.super.super.free_fn = _free;
   self->super.super.super.super.generate_persist_name = _format_persist_name;
-  self->super.format_stats_instance = _format_stats_instance;
+  fd_threaded_dest_driver_set_stats_key(&self->super, _format_stats_key);
+  fd_threaded_dest_driver_count_written_bytes(&self->super);
   self->super.stats_source = stats_register_type("fast-file");
   /* syslog-ng 4.10 file()'s defaults, once logrotate(enable(yes)) */
   self->rotation.size = 1000000;

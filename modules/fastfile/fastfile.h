@@ -86,6 +86,8 @@ void fastfile_dd_set_follow_symlinks(LogDriver *d, gboolean follow_symlinks);
 /* flags(): file()'s writer flags; -1 for a flag file() does not have */
 gint fastfile_dd_lookup_flag(const gchar *flag);
 void fastfile_dd_set_writer_flags(LogDriver *d, guint32 flags);
+gboolean fastfile_dd_process_seqnum_flag(LogDriver *d, const gchar *flag);
+const gchar *fastfile_dd_flag_names(void);
 void fastfile_dd_set_pad_size(LogDriver *d, gint pad_size);
 void fastfile_dd_set_truncate_size(LogDriver *d, gint truncate_size);
 void fastfile_dd_set_suppress(LogDriver *d, gint seconds);

@@ -16,12 +16,7 @@
  */
 #include "se-ctf-packet.h"
 
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
-
-/* rendered typed scalars are short (se-value.h) */
-#define SE_CTF_SCALAR_MAX 64
 
 typedef struct
 {
@@ -125,146 +120,53 @@ _ns_from_sec(gint64 sec, gint64 frac_ns, gint64 *ns)
   return !__builtin_mul_overflow(sec, second, ns) && !__builtin_add_overflow(*ns, frac_ns, ns);
 }
 
-static gint64
-_days_from_civil(gint64 y, gint m, gint d)
-{
-  y -= m <= 2;
-  gint64 era = (y >= 0 ? y : y - 399) / 400;
-  gint64 yoe = y - era * 400;
-  gint64 doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  gint64 doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-static gboolean
-_digits(const gchar *p, gint n, gint *out)
-{
-  gint v = 0;
-
-  for (gint i = 0; i < n; i++)
-    {
-      if (!g_ascii_isdigit(p[i]))
-        return FALSE;
-      v = v * 10 + (p[i] - '0');
-    }
-  *out = v;
-  return TRUE;
-}
-
-gboolean
-se_ctf_parse_utc_datetime(const gchar *text, gsize len, gint64 *ns)
-{
-  gint year, mon, day, hour, min, sec;
-  gint64 frac = 0;
-  gint frac_digits = 0;
-  gsize i = 19;
-
-  if (len < 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' || text[16] != ':'
-      || text[len - 1] != 'Z')
-    return FALSE;
-  if (!_digits(text, 4, &year) || !_digits(text + 5, 2, &mon) || !_digits(text + 8, 2, &day)
-      || !_digits(text + 11, 2, &hour) || !_digits(text + 14, 2, &min) || !_digits(text + 17, 2, &sec))
-    return FALSE;
-  if (mon < 1 || mon > 12 || day < 1 || day > 31 || hour > 23 || min > 59 || sec > 60)
-    return FALSE;
-  if (text[i] == '.')
-    {
-      for (i++; i < len - 1; i++)
-        {
-          if (!g_ascii_isdigit(text[i]) || frac_digits == 9)
-            return FALSE;
-          frac = frac * 10 + (text[i] - '0');
-          frac_digits++;
-        }
-      if (frac_digits == 0)
-        return FALSE;
-    }
-  if (i != len - 1)
-    return FALSE;
-  for (; frac_digits < 9; frac_digits++)
-    frac *= 10;
-  return _ns_from_sec(_days_from_civil(year, mon, day) * 86400 + hour * 3600 + min * 60 + sec, frac, ns);
-}
-
-/* the field's rendered text as a NUL-terminated scalar; FALSE if too long or holding a NUL
- * (the parsers would stop there and the rest of the value would be lost) */
-static gboolean
-_scalar(const SeField *f, gchar *buf)
-{
-  if (f->value_len == 0 || f->value_len >= SE_CTF_SCALAR_MAX || memchr(f->value, 0, f->value_len))
-    return FALSE;
-  memcpy(buf, f->value, f->value_len);
-  buf[f->value_len] = 0;
-  return TRUE;
-}
-
 static void
 _put_pair(SeCtfWriter *w, const SeField *f)
 {
-  gchar buf[SE_CTF_SCALAR_MAX];
-  gchar *end;
-
   _put_string(w, f->name, f->name_len);
-  switch (f->type)
+
+  /* typed values as the event carries them (se-value.h): no text to parse */
+  if (se_value_type_is_integer(f->type))
     {
-    case LM_VT_INT32:
-    case LM_VT_INT64:
-    {
-      gint64 v;
-      if (!_scalar(f, buf))
-        break;
-      errno = 0;
-      v = g_ascii_strtoll(buf, &end, 10);
-      /* out of range would be written clamped: keep the text */
-      if (*end || errno == ERANGE)
-        break;
       _put_u8(w, SE_CTF_VALUE_INT64);
-      _put_u64(w, (guint64) v);
+      _put_u64(w, (guint64) f->typed.integer);
       return;
     }
+  switch (f->type)
+    {
     case LM_VT_DOUBLE:
     {
-      gdouble d;
       guint64 bits;
-      if (!_scalar(f, buf))
-        break;
-      d = g_ascii_strtod(buf, &end);
-      if (*end)
-        break;
-      memcpy(&bits, &d, sizeof(bits));
+
+      memcpy(&bits, &f->typed.real, sizeof(bits));
       _put_u8(w, SE_CTF_VALUE_DOUBLE);
       _put_u64(w, bits);
       return;
     }
     case LM_VT_BOOLEAN:
-      if (f->value_len == 4 && memcmp(f->value, "true", 4) == 0)
-        {
-          _put_u8(w, SE_CTF_VALUE_BOOL);
-          _put_u8(w, 1);
-          return;
-        }
-      if (f->value_len == 5 && memcmp(f->value, "false", 5) == 0)
-        {
-          _put_u8(w, SE_CTF_VALUE_BOOL);
-          _put_u8(w, 0);
-          return;
-        }
-      break;
+      _put_u8(w, SE_CTF_VALUE_BOOL);
+      _put_u8(w, f->typed.boolean ? 1 : 0);
+      return;
     case LM_VT_DATETIME:
     {
       gint64 ns;
-      if (!se_ctf_parse_utc_datetime(f->value, f->value_len, &ns))
+
+      /* beyond the int64 ns range: the canonical text instead */
+      if (!_ns_from_sec(f->typed.datetime.sec, (gint64) f->typed.datetime.usec * 1000, &ns))
         break;
       _put_u8(w, SE_CTF_VALUE_TIMESTAMP);
       _put_u64(w, (guint64) ns);
       return;
     }
+    case LM_VT_NULL:
+      _put_u8(w, SE_CTF_VALUE_NULL);
+      return;
     default:
       break;
     }
 
-  /* text, or a typed value that did not render (the event model reports those as strings) */
-  if (f->value_len && memchr(f->value, 0, f->value_len))
+  /* text, JSON, lists; bytes when the value holds a NUL (or is binary, 4.x) */
+  if (fd_lm_vt_is_binary(f->type) || (f->value_len && memchr(f->value, 0, f->value_len)))
     {
       _put_u8(w, SE_CTF_VALUE_BYTES);
       _put_bytes(w, f->value, f->value_len);

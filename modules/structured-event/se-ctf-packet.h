@@ -33,16 +33,18 @@
  *        pairs_length u32 | pairs: name string, type u8, value
  *      value by type: 0 string (NUL-terminated), 1 int64 i64, 2 double
  *      (IEEE 754 binary64), 3 bool u8, 4 timestamp i64 (ns since the
- *      epoch), 5 bytes (u32 length, bytes): a value containing NUL.
+ *      epoch), 5 bytes (u32 length, bytes): a value containing NUL, 6 null
+ *      (nothing).
  *
  * A packet is written as a whole, padded to a multiple of 8 bytes, with
  * packet_size = its padded length (packets are only as large as their
  * events need; packet-size() bounds them).  syslog-ng's typed values keep
- * their type: int32/int64 -> int64, double, boolean -> bool, datetime ->
- * timestamp; strings, JSON and lists are strings, or bytes when they
- * contain NUL.  A value that does not fit its CTF type (an integer beyond
- * int64, a datetime outside the int64 ns range, years 1677-2262) is kept
- * as its text; time_ns saturates at the int64 bounds.  The fixed text fields cannot hold NUL: they end at the
+ * their type, written from the binary value the event carries (se-value.h):
+ * integers -> int64, double, boolean -> bool, datetime -> timestamp, null;
+ * strings, JSON and lists are strings, or bytes when they contain NUL
+ * (4.x bytes and protobuf values: bytes).  A datetime outside the int64 ns
+ * range (years 1677-2262) is kept as its canonical text (an integer beyond
+ * int64 already is, se-value.h); time_ns saturates at the int64 bounds.  The fixed text fields cannot hold NUL: they end at the
  * first one, and a message containing NUL is added in full as a "MESSAGE"
  * pair of type bytes.  SNG_FIELD_TYPES (type-hints()) is left out: types
  * are native here.  Appending allocates nothing.
@@ -61,6 +63,7 @@ typedef enum
   SE_CTF_VALUE_BOOL = 3,
   SE_CTF_VALUE_TIMESTAMP = 4,
   SE_CTF_VALUE_BYTES = 5,
+  SE_CTF_VALUE_NULL = 6,
 } SeCtfValueType;
 
 typedef struct _SeCtfPacket
@@ -97,8 +100,5 @@ gsize se_ctf_packet_finish(SeCtfPacket *self, guint64 seq_num, guint64 events_di
 
 /* reads a packet's header; FALSE when it is not one of ours or not plausible */
 gboolean se_ctf_packet_parse_header(const guint8 *header, gsize len, guint64 *packet_bytes, guint64 *content_bits);
-
-/* "YYYY-MM-DDTHH:MM:SS[.fff...]Z" (se-value's canonical datetime) to ns since the epoch */
-gboolean se_ctf_parse_utc_datetime(const gchar *text, gsize len, gint64 *ns);
 
 #endif

@@ -16,7 +16,7 @@
  */
 #include "se-event.h"
 #include "se-value.h"
-#include "template/macros.h"
+#include "compat-template.h"
 
 #include <string.h>
 #include <time.h>
@@ -228,8 +228,6 @@ _add_pair(SeBuildState *st, const gchar *name, gsize name_len, guint32 hash,
   guint32 slot;
   gboolean rendered;
 
-  if (type == LM_VT_NULL)
-    return;
   if (st->n_pairs >= st->pairs_limit)
     {
       st->dropped++;
@@ -267,7 +265,7 @@ _add_pair(SeBuildState *st, const gchar *name, gsize name_len, guint32 hash,
       const gchar *v = value_ofs >= 0 ? self->scratch->str + value_ofs : value;
       gint32 ofs = self->scratch->len;
 
-      type = se_value_render(type, v, value_len, self->scratch, &rendered);
+      type = se_value_convert(type, v, value_len, &f->typed, self->scratch, &rendered);
       if (rendered)
         {
           value = NULL;
@@ -294,6 +292,8 @@ _nvpair_cb(NVHandle handle, const gchar *name, const gchar *value, gssize value_
 
   if (st->self->options->selection->omit_empty_values && value_len == 0)
     return FALSE;
+  if (fd_lm_vt_is_binary(type) && !st->self->options->selection->include_bytes)
+    return FALSE;
   entry = _lookup_name(st->self, handle, name);
   if (!entry->selected)
     return FALSE;
@@ -318,7 +318,7 @@ _add_builtins_and_pairs(SeBuildState *st, LogTemplateEvalOptions *eval)
         {
           gint32 ofs = self->scratch->len;
 
-          log_macro_expand(b->macro_id, FALSE, eval, st->msg, self->scratch, &type);
+          fd_macro_expand(b->macro_id, eval, st->msg, self->scratch, &type);
           if (self->scratch->len == (gsize) ofs)
             continue;
           _add_pair(st, name, name_len, se_name_hash(name, name_len), NULL, self->scratch->len - ofs, ofs, type);
@@ -344,6 +344,11 @@ _add_builtins_and_pairs(SeBuildState *st, LogTemplateEvalOptions *eval)
       log_template_append_format_value_and_type(sel->pairs[i].template, st->msg, eval, self->scratch, &type);
       if (sel->omit_empty_values && self->scratch->len == (gsize) ofs)
         continue;
+      if (fd_lm_vt_is_binary(type) && !sel->include_bytes)
+        {
+          g_string_truncate(self->scratch, ofs);
+          continue;
+        }
       if (sel->cast_to_strings && sel->pairs[i].template->explicit_type_hint == LM_VT_NONE)
         type = LM_VT_STRING;
       _add_pair(st, name, name_len, se_name_hash(name, name_len), NULL, self->scratch->len - ofs, ofs, type);

@@ -23,6 +23,7 @@
 #include "se-select.h"
 #include "se-name.h"
 #include "se-msgid.h"
+#include "se-value.h"
 
 /*
  * The event model shared by every sink: one LogMessage becomes an event
@@ -39,17 +40,19 @@
  *   then one field per selected pair (prefix() prepended), then
  *   SNG_FIELD_TYPES ("NAME:type ..." for every non-string pair) with
  *   type-hints(yes).  A pair whose mapped name is already taken gets a
- *   "_2", "_3"... suffix.  Null values are omitted.  Pairs beyond
+ *   "_2", "_3"... suffix.  Typed values carry their binary value and their
+ *   canonical text (se-value.h), null values an empty text.  Pairs beyond
  *   max-fields() (which counts every field of the entry) are dropped and
  *   counted in dropped_fields; the fixed fields are always kept.
  */
 typedef struct _SeField
 {
   const gchar *name;
-  const gchar *value;
+  const gchar *value;        /* the text (typed values: canonical, see se-value.h) */
   gsize value_len;
   guint16 name_len;
   guint8 type;               /* LogMessageValueType of the value sent */
+  SeValue typed;             /* integer, double, boolean, datetime: the binary value */
   /* builder internals: offsets into the scratch area until resolved, or -1 */
   gint32 name_ofs;
   gint32 value_ofs;

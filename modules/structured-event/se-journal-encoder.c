@@ -53,6 +53,41 @@ se_journal_value_needs_binary(const gchar *value, gsize len)
   return !ascii && !g_utf8_validate(value, len, NULL);
 }
 
+static const gchar *
+_read_boot_id(const gchar *path)
+{
+  static gchar id[33];
+  gchar *text = NULL;
+  gsize n = 0;
+
+  if (!g_file_get_contents(path, &text, NULL, NULL))
+    return NULL;
+  for (const gchar *p = text; *p && n < sizeof(id) - 1; p++)
+    {
+      if (g_ascii_isxdigit(*p))
+        id[n++] = g_ascii_tolower(*p);
+      else if (*p != '-' && *p != '\n')
+        break;
+    }
+  g_free(text);
+  id[n] = 0;
+  return n == 32 ? id : NULL;
+}
+
+const gchar *
+se_journal_boot_id(void)
+{
+  static gsize once;
+  static const gchar *boot_id;
+
+  if (g_once_init_enter(&once))
+    {
+      boot_id = _read_boot_id("/proc/sys/kernel/random/boot_id");
+      g_once_init_leave(&once, 1);
+    }
+  return boot_id;
+}
+
 static inline gboolean
 _inline_value(const SeField *f)
 {

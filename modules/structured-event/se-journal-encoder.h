@@ -60,6 +60,13 @@ gboolean se_journal_value_needs_binary(const gchar *value, gsize len);
 void se_journal_encode(SeJournalEncoder *self, const SeField *extra, guint n_extra,
                        const SeEvent *event, gboolean export_format);
 
+/*
+ * The boot id of this host as journald records it in _BOOT_ID: 32 lower
+ * case hex digits (/proc/sys/kernel/random/boot_id without its dashes), or
+ * NULL when the kernel does not tell.  Read once.
+ */
+const gchar *se_journal_boot_id(void);
+
 /* copies the encoded bytes to dest (total_len bytes) */
 void se_journal_encoder_copy(const SeJournalEncoder *self, gchar *dest);
 

@@ -15,6 +15,7 @@
  * with this program; if not, see <https://www.gnu.org/licenses/>.
  */
 #include "se-select.h"
+#include "compat-logmsg.h"
 #include "value-pairs/internals.h"
 #include "template/macros.h"
 #include "logmsg/logmsg.h"
@@ -22,8 +23,8 @@
 #include <string.h>
 
 /*
- * Private layouts of lib/value-pairs/value-pairs.c at syslog-ng 3.38
- * (configure pins syslog-ng >= 3.38, < 3.39).
+ * Private layouts of lib/value-pairs/value-pairs.c, the same in syslog-ng
+ * 3.38 and 4.8 (configure accepts only those series).
  */
 typedef struct
 {
@@ -73,6 +74,7 @@ se_selection_new(GlobalConfig *cfg, ValuePairs *vp)
   self->scopes = self->vp->scopes;
   self->cast_to_strings = self->vp->explicit_cast_to_strings && self->vp->cast_to_strings;
   self->omit_empty_values = self->vp->omit_empty_values;
+  self->include_bytes = fd_value_pairs_include_bytes(self->vp);
   self->iterate_nvpairs = (self->scopes & (VPS_NV_PAIRS | VPS_DOT_NV_PAIRS | VPS_SDATA | VPS_RFC5424))
                           || self->vp->patterns->len > 0;
 

@@ -35,7 +35,8 @@
  * PROGRAM, PID and the FACILITY, PRIORITY, DATE macros) are left out.
  * Types are kept unless cast(yes) is given explicitly: the implicit
  * pre-4.0 cast of @version: 3.x configs is not applied, as this driver has
- * no older behaviour to stay compatible with.
+ * no older behaviour to stay compatible with.  Binary values (4.x bytes and
+ * protobuf) are left out unless include-bytes(yes), as value-pairs() does.
  */
 typedef struct _SeBuiltin
 {
@@ -57,6 +58,7 @@ typedef struct _SeSelection
   gboolean iterate_nvpairs;
   gboolean cast_to_strings;
   gboolean omit_empty_values;
+  gboolean include_bytes;  /* 4.x: bytes and protobuf values, left out unless include-bytes(yes) */
   SeBuiltin *builtins;
   guint n_builtins;
   SePairTemplate *pairs;

@@ -19,6 +19,7 @@
 #include "se-ctf-packet.h"
 #include "batch-writer.h"
 #include "messages.h"
+#include "compat-template.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -306,6 +307,7 @@ _write_packet(SeSinkCtf *self)
     {
       se_sink_delivered(&self->super, packet->n_events);
       self->stream_bytes += bytes;
+      self->super.written_bytes += bytes;
       self->seq_num++;
       se_ctf_packet_reset(packet);
       return SE_SINK_OK;
@@ -432,7 +434,7 @@ se_sink_ctf_new(const SeSinkCtfOptions *options)
   self->options.path = NULL;
   self->options.packet_size = _packet_size(options);
   self->options.max_stream_size = _max_stream_size(options);
-  self->dir = g_strdup(options->path->template);
+  self->dir = g_strdup(fd_template_str(options->path));
   self->fd = -1;
   se_ctf_packet_init(&self->packet, self->options.packet_size);
   return &self->super;
@@ -465,10 +467,10 @@ se_sink_ctf_check_options(const SeSinkCtfOptions *self, GError **error)
       g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "sink(ctf) needs path(), the trace directory");
       return FALSE;
     }
-  if (!log_template_is_literal_string(self->path) || !self->path->template[0])
+  if (!log_template_is_literal_string(self->path) || !fd_template_str(self->path)[0])
     {
       g_set_error(error, SE_SINK_ERROR_DOMAIN, 0, "path(%s): the trace directory of sink(ctf) must be a fixed "
-                  "path, without macros", self->path->template);
+                  "path, without macros", fd_template_str(self->path));
       return FALSE;
     }
   if (_max_stream_size(self) < _packet_size(self))
@@ -483,5 +485,5 @@ se_sink_ctf_check_options(const SeSinkCtfOptions *self, GError **error)
 void
 se_sink_ctf_format_instance(const SeSinkCtfOptions *self, gchar *buf, gsize size)
 {
-  g_snprintf(buf, size, "structured-event,ctf,%s", self->path->template);
+  g_snprintf(buf, size, "structured-event,ctf,%s", fd_template_str(self->path));
 }

@@ -21,6 +21,7 @@
 #include "se-journal-encoder.h"
 #include "batch-buffer.h"
 #include "messages.h"
+#include "compat-template.h"
 
 #include <string.h>
 
@@ -180,6 +181,7 @@ _batch_down(SeSinkExport *self, const SeExportResult *result)
   gchar why[300];
 
   se_sink_delivered(&self->super, complete);
+  self->super.written_bytes += result->written - partial;
   if (partial && self->transport->cut_partial
       && !self->transport->cut_partial(self->transport, result->written, partial, why, sizeof(why)))
     msg_error("structured-event(): a partly written entry is left in the file", se_sink_dest_tags(&self->super),
@@ -229,6 +231,7 @@ _isolate(SeSinkExport *self, const SeExportResult *refusal, gint64 deadline)
       if (entry.status == SE_EXPORT_OK)
         {
           se_sink_delivered(&self->super, 1);
+          self->super.written_bytes += self->buffer.record_ends[i] - (i ? self->buffer.record_ends[i - 1] : 0);
           continue;
         }
       if (entry.status == SE_EXPORT_DOWN)
@@ -281,6 +284,7 @@ _send_batch(SeSinkExport *self)
     {
     case SE_EXPORT_OK:
       se_sink_delivered(&self->super, records);
+      self->super.written_bytes += batch_buffer_len(&self->buffer);
       _log_up(self);
       break;
     case SE_EXPORT_REFUSED:
@@ -333,7 +337,8 @@ _emit(SeSink *s, const SeEvent *event)
   SeSinkExport *self = (SeSinkExport *) s;
   SeExportTransport *transport = self->transport;
   gchar realtime[32];
-  SeField extra[2];
+  SeField extra[3];
+  const gchar *boot_id = se_journal_boot_id();
   guint n_extra = 0;
   GString *data;
 
@@ -357,6 +362,12 @@ _emit(SeSink *s, const SeEvent *event)
     extra[n_extra++] = (SeField)
     {
       .name = "_HOSTNAME", .name_len = 9, .value = event->host, .value_len = event->host_len,
+    };
+  /* systemd-journal-remote 257 refuses an entry without it ("Entry is invalid") */
+  if (boot_id)
+    extra[n_extra++] = (SeField)
+    {
+      .name = "_BOOT_ID", .name_len = 8, .value = boot_id, .value_len = 32,
     };
 
   se_journal_encode(&self->encoder, extra, n_extra, event, TRUE);
@@ -542,7 +553,7 @@ void
 se_sink_export_format_instance(const SeSinkExportOptions *self, gchar *buf, gsize size)
 {
   if (self->path)
-    g_snprintf(buf, size, "structured-event,journal-export,%s", self->path->template);
+    g_snprintf(buf, size, "structured-event,journal-export,%s", fd_template_str(self->path));
   else if (self->url)
     g_snprintf(buf, size, "structured-event,journal-export,%s", self->url);
   else

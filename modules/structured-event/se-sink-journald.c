@@ -159,6 +159,14 @@ _send_memfd(SeSinkJournald *self)
   return result;
 }
 
+/* the entry is journald's: one event delivered, its bytes written */
+static void
+_delivered(SeSinkJournald *self)
+{
+  se_sink_delivered(&self->super, 1);
+  self->super.written_bytes += self->encoder.total_len;
+}
+
 static SeSinkResult
 _emit(SeSink *s, const SeEvent *event)
 {
@@ -171,7 +179,7 @@ _emit(SeSink *s, const SeEvent *event)
       /* more iovecs than one sendmsg() takes: the memfd is written in chunks (batch_writer_writev) */
       SeSinkResult result = _send_memfd(self);
       if (result == SE_SINK_OK)
-        se_sink_delivered(s, 1);
+        _delivered(self);
       return result;
     }
 
@@ -198,7 +206,7 @@ _emit(SeSink *s, const SeEvent *event)
         case ENOBUFS:
           result = _send_memfd(self);
           if (result == SE_SINK_OK)
-            se_sink_delivered(s, 1);
+            _delivered(self);
           return result;
         case ENOENT:
         case ECONNREFUSED:
@@ -214,7 +222,7 @@ _emit(SeSink *s, const SeEvent *event)
           return SE_SINK_ERROR;
         }
     }
-  se_sink_delivered(s, 1);
+  _delivered(self);
   return SE_SINK_OK;
 }
 

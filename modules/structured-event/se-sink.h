@@ -75,6 +75,8 @@ struct _SeSink
   /* events held and not yet settled */
   guint (*pending)(SeSink *self);
   void (*free_fn)(SeSink *self);
+  /* bytes written to the file or socket since the worker last took them (the driver's written bytes) */
+  guint64 written_bytes;
 };
 
 void se_sink_set_owner(SeSink *self, const SeSinkOwner *owner);

@@ -15,30 +15,27 @@
  * with this program; if not, see <https://www.gnu.org/licenses/>.
  */
 #include "se-value.h"
-#include "logmsg/type-hinting.h"
 
-#include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <time.h>
-
-/* typed scalars are short; anything longer cannot be a valid one */
-#define SE_VALUE_SCALAR_MAX 128
 
 const gchar *
 se_value_type_name(LogMessageValueType type)
 {
+  if (type == FD_LM_VT_INT32)
+    return "int32";
+  if (type == FD_LM_VT_INTEGER)
+    return "int64";
+  if (fd_lm_vt_is_binary(type))
+    return "bytes";
+
   switch (type)
     {
-    case LM_VT_STRING:
-      return "string";
     case LM_VT_JSON:
       return "json";
     case LM_VT_BOOLEAN:
       return "boolean";
-    case LM_VT_INT32:
-      return "int32";
-    case LM_VT_INT64:
-      return "int64";
     case LM_VT_DOUBLE:
       return "double";
     case LM_VT_DATETIME:
@@ -70,86 +67,81 @@ _append_double(GString *out, gdouble d)
 }
 
 static void
-_append_datetime(GString *out, gint64 msec)
+_append_datetime(GString *out, gint64 sec, gint32 usec)
 {
-  time_t secs = (time_t) (msec >= 0 ? msec / 1000 : -((-msec + 999) / 1000));
-  gint ms = (gint) (msec - (gint64) secs * 1000);
+  time_t t = (time_t) sec;
   struct tm tm;
   gchar buf[64];
+  gint n;
 
-  gmtime_r(&secs, &tm);
-  gint n = g_snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-                      tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+  gmtime_r(&t, &tm);
+  n = g_snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d",
+                 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  if (usec % 1000 == 0)
+    n += g_snprintf(buf + n, sizeof(buf) - n, ".%03dZ", usec / 1000);
+  else
+    n += g_snprintf(buf + n, sizeof(buf) - n, ".%06dZ", usec);
   g_string_append_len(out, buf, n);
 }
 
-LogMessageValueType
-se_value_render(LogMessageValueType type, const gchar *value, gsize len, GString *out, gboolean *rendered)
+static gboolean
+_convert_integer(const gchar *value, gsize len, gint64 *out)
 {
-  gchar scalar[SE_VALUE_SCALAR_MAX];
+  /* syslog-ng's cast clamps what does not fit (strtoll): such a value keeps its text */
+  errno = 0;
+  return fd_cast_to_int64(value, len, out) && errno != ERANGE;
+}
 
+LogMessageValueType
+se_value_convert(LogMessageValueType type, const gchar *value, gsize len, SeValue *typed, GString *out,
+                 gboolean *rendered)
+{
   *rendered = FALSE;
+  memset(typed, 0, sizeof(*typed));
+
+  /* the casts would stop at a NUL and take what precedes it for the whole value */
+  if ((se_value_type_is_integer(type) || type == LM_VT_DOUBLE || type == LM_VT_BOOLEAN || type == LM_VT_DATETIME)
+      && memchr(value, 0, len))
+    return LM_VT_STRING;
+
+  if (se_value_type_is_integer(type))
+    {
+      gchar buf[32];
+
+      if (!_convert_integer(value, len, &typed->integer))
+        return LM_VT_STRING;
+      g_string_append_len(out, buf, g_snprintf(buf, sizeof(buf), "%" G_GINT64_FORMAT, typed->integer));
+      *rendered = TRUE;
+      return type;
+    }
+  if (fd_lm_vt_is_binary(type))
+    return type;
+
   switch (type)
     {
-    case LM_VT_INT32:
-    case LM_VT_INT64:
     case LM_VT_DOUBLE:
+      if (!fd_cast_to_double(value, len, &typed->real))
+        return LM_VT_STRING;
+      _append_double(out, typed->real);
+      break;
     case LM_VT_BOOLEAN:
+      if (!fd_cast_to_boolean(value, len, &typed->boolean))
+        return LM_VT_STRING;
+      g_string_append(out, typed->boolean ? "true" : "false");
+      break;
     case LM_VT_DATETIME:
+      if (!fd_cast_to_datetime(value, len, &typed->datetime.sec, &typed->datetime.usec))
+        return LM_VT_STRING;
+      _append_datetime(out, typed->datetime.sec, typed->datetime.usec);
+      break;
+    case LM_VT_NULL:
+      /* json-parser's null: no value, whatever text it left */
       break;
     case LM_VT_JSON:
     case LM_VT_LIST:
-    case LM_VT_NULL:
       return type;
     default:
       return LM_VT_STRING;
-    }
-
-  if (len == 0 || len >= sizeof(scalar))
-    return LM_VT_STRING;
-  /* stored values may be slices of other values, without a terminating NUL */
-  memcpy(scalar, value, len);
-  scalar[len] = 0;
-
-  switch (type)
-    {
-    case LM_VT_INT32:
-    case LM_VT_INT64:
-    {
-      gint64 i;
-      if (!type_cast_to_int64(scalar, &i, NULL))
-        return LM_VT_STRING;
-      gchar buf[32];
-      gint n = g_snprintf(buf, sizeof(buf), "%" G_GINT64_FORMAT, i);
-      g_string_append_len(out, buf, n);
-      break;
-    }
-    case LM_VT_DOUBLE:
-    {
-      gdouble d;
-      if (!type_cast_to_double(scalar, &d, NULL))
-        return LM_VT_STRING;
-      _append_double(out, d);
-      break;
-    }
-    case LM_VT_BOOLEAN:
-    {
-      gboolean b;
-      if (!type_cast_to_boolean(scalar, &b, NULL))
-        return LM_VT_STRING;
-      g_string_append(out, b ? "true" : "false");
-      break;
-    }
-    case LM_VT_DATETIME:
-    {
-      gint64 msec;
-      if (!type_cast_to_datetime_msec(scalar, &msec, NULL))
-        return LM_VT_STRING;
-      _append_datetime(out, msec);
-      break;
-    }
-    default:
-      g_assert_not_reached();
     }
   *rendered = TRUE;
   return type;

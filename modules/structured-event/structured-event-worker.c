@@ -16,6 +16,7 @@
  */
 #include "structured-event-worker.h"
 #include "messages.h"
+#include "compat-stats.h"
 
 /*
  * Turns each message into an event, hands it to the sink and settles
@@ -48,6 +49,11 @@ _stopping(gpointer s)
 static LogThreadedResult
 _map_result(StructuredEventWorker *self, SeSinkResult result)
 {
+  if (self->sink->written_bytes)
+    {
+      fd_threaded_dest_worker_written_bytes_add(&self->super, self->sink->written_bytes);
+      self->sink->written_bytes = 0;
+    }
   switch (result)
     {
     case SE_SINK_OK:

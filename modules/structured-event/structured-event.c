@@ -19,8 +19,7 @@
 #include "se-name.h"
 
 #include "messages.h"
-#include "stats/stats-registry.h"
-#include "stats/stats-cluster-single.h"
+#include "compat-stats.h"
 
 #include <string.h>
 
@@ -140,7 +139,7 @@ _ctf_construct(StructuredEventDriver *self, gint worker_index)
   SeSinkCtfOptions options = self->ctf;
 
   options.worker_index = worker_index;
-  options.dropped = &self->super.dropped_messages;
+  options.dropped = fd_threaded_dest_driver_dropped_counter(&self->super);
   options.drops_reported = &self->ctf_drops_reported;
   options.opener = self->opener_options;
   return se_sink_ctf_new(&options);
@@ -503,14 +502,30 @@ structured_event_dd_fields_dropped(StructuredEventDriver *self, guint count)
                 evt_tag_int("dropped", count));
 }
 
-static const gchar *
-_format_stats_instance(LogThreadedDestDriver *d)
+/*
+ * Named as http() names its counters: every part of the sink's instance
+ * "structured-event,<sink>,<target>" is a label (driver, sink, and path,
+ * host or socket), and the parts joined are the legacy instance, the same on
+ * 3.38 and 4.x.
+ */
+static void
+_stats_name(LogThreadedDestDriver *d, FdStatsName *name)
 {
   StructuredEventDriver *self = (StructuredEventDriver *) d;
+  const gchar *sink, *target;
 
   self->sink_class->format_instance(self, self->stats_instance, sizeof(self->stats_instance));
-  return self->stats_instance;
+  sink = strchr(self->stats_instance, ',');
+  target = sink ? strchr(sink + 1, ',') : NULL;
+  g_assert(target);
+
+  fd_stats_name_add(name, "driver", "structured-event");
+  fd_stats_name_add(name, "sink", self->sink_class->name);
+  fd_stats_name_add(name, self->path ? "path" : self->export.url ? "url" : self->export.host ? "host" : "socket",
+                    target + 1);
 }
+
+FD_STATS_KEY_FUNC(_format_stats_key, _stats_name)
 
 static const gchar *
 _format_persist_name(const LogPipe *d)
@@ -521,31 +536,20 @@ _format_persist_name(const LogPipe *d)
   if (d->persist_name)
     g_snprintf(persist_name, sizeof(persist_name), "structured-event.%s", d->persist_name);
   else
-    g_snprintf(persist_name, sizeof(persist_name), "structured-event.%s",
-               _format_stats_instance((LogThreadedDestDriver *) self));
+    {
+      self->sink_class->format_instance(self, self->stats_instance, sizeof(self->stats_instance));
+      g_snprintf(persist_name, sizeof(persist_name), "structured-event.%s", self->stats_instance);
+    }
   return persist_name;
 }
 
 static void
 _register_counters(StructuredEventDriver *self, gboolean reg)
 {
-  StatsClusterKey key;
-  const gchar *instance = _format_stats_instance(&self->super);
-
-  stats_lock();
-  stats_cluster_single_key_set_with_name(&key, self->super.stats_source | SCS_DESTINATION,
-                                         self->super.super.super.id, instance, "dropped_fields");
-  if (reg)
-    stats_register_counter(0, &key, SC_TYPE_SINGLE_VALUE, &self->dropped_fields);
-  else
-    stats_unregister_counter(&key, SC_TYPE_SINGLE_VALUE, &self->dropped_fields);
-  stats_cluster_single_key_set_with_name(&key, self->super.stats_source | SCS_DESTINATION,
-                                         self->super.super.super.id, instance, "memfd_sends");
-  if (reg)
-    stats_register_counter(0, &key, SC_TYPE_SINGLE_VALUE, &self->memfd_sends);
-  else
-    stats_unregister_counter(&key, SC_TYPE_SINGLE_VALUE, &self->memfd_sends);
-  stats_unlock();
+  fd_stats_driver_counter(&self->super, _stats_name, reg, "output_dropped_fields_total", "dropped_fields",
+                          &self->dropped_fields);
+  fd_stats_driver_counter(&self->super, _stats_name, reg, "output_memfd_sends_total", "memfd_sends",
+                          &self->memfd_sends);
 }
 
 static gboolean
@@ -613,7 +617,8 @@ structured_event_dd_new(GlobalConfig *cfg)
   self->super.super.super.super.deinit = _dd_deinit;
   self->super.super.super.super.free_fn = _dd_free;
   self->super.super.super.super.generate_persist_name = _format_persist_name;
-  self->super.format_stats_instance = _format_stats_instance;
+  fd_threaded_dest_driver_set_stats_key(&self->super, _format_stats_key);
+  fd_threaded_dest_driver_count_written_bytes(&self->super);
   self->super.stats_source = stats_register_type("structured-event");
   self->super.worker.construct = _construct_worker;
 

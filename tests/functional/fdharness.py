@@ -31,6 +31,7 @@ when a test is run by hand):
 
 import atexit
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -41,7 +42,28 @@ import tempfile
 import time
 import unittest
 
-SYSLOG_NG_VERSION = "3.38"
+
+def _syslog_ng_release():
+    """The stock syslog-ng's release, e.g. (3, 38, 1), from the first line of
+    `syslog-ng --version` ("syslog-ng 4 (4.8.1)")."""
+    binary = os.environ.get("SYSLOG_NG_BIN") or shutil.which("syslog-ng") or "/usr/sbin/syslog-ng"
+    try:
+        out = subprocess.run([binary, "--version"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True, timeout=30).stdout
+        m = re.search(r"\((\d+)\.(\d+)\.(\d+)", out.splitlines()[0] if out else "")
+        if m:
+            return tuple(int(x) for x in m.groups())
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return (3, 38, 0)
+
+
+SYSLOG_NG_RELEASE = _syslog_ng_release()
+# the @version every test config gets (the series running: 3.38 or 4.8)
+SYSLOG_NG_VERSION = "%d.%d" % SYSLOG_NG_RELEASE[:2]
+SYSLOG_NG_4X = SYSLOG_NG_RELEASE >= (4, 0)
+# options { ...; } for per-driver counters: 4.x calls stats-level() obsolete
+STATS_LEVEL1 = "stats(level(1))" if SYSLOG_NG_4X else "stats-level(1)"
 DEFAULT_MODULEDIR = "/usr/lib/syslog-ng/" + SYSLOG_NG_VERSION
 STATS_KEY_COLUMNS = ("SourceName", "SourceId", "SourceInstance", "State", "Type")
 
@@ -302,6 +324,18 @@ class SyslogNg:
             if name.startswith(component_prefix) and id_substring in source_id and typ == type:
                 total = value if total is None else total + value
         return total
+
+    def prometheus(self):
+        """syslog-ng 4.x: `syslog-ng-ctl stats prometheus` as [(metric name, {label: value}, number)]."""
+        out = []
+        for line in self.ctl("stats", "prometheus").splitlines():
+            m = re.match(r'^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})? (\S+)$', line)
+            if not m:
+                continue
+            labels = {k: v.encode("latin-1", "backslashreplace").decode("unicode_escape")
+                      for k, v in re.findall(r'([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"', m.group(2) or "")}
+            out.append((m.group(1), labels, float(m.group(3))))
+        return out
 
     def reload(self, config=None, check=True, timeout=60):
         """With config, first replace W/syslog-ng.conf with it.  syslog-ng-ctl reload (3.38 answers once the new config is applied or

@@ -145,7 +145,9 @@ class TestFileNameTimeZone(Differential):
 class TestTemplateEscape(Differential):
     def test_escape_only_for_an_inline_template(self):
         """template-escape() escapes an inline template only, as file()'s; a named template (or the
-        global file-template()) is shared with other destinations and stays as it is"""
+        global file-template()) is shared with other destinations and stays as it is.  On 4.x it is
+        a template option of the destination, as for file(): its output of any template is escaped,
+        the other destinations' is not"""
         lines = [b"<13>Nov 30 05:00:00 h p: it's \"quoted\""]
         extra = 'template t_shared { template("${MSG} \'${PROGRAM}\'\\n"); };\n' \
                 'destination d_other { file("%(w)s/other.out" template(t_shared)); };' % {"w": "%(w)s"}
@@ -161,8 +163,13 @@ class TestTemplateEscape(Differential):
         plain = b"it's \"quoted\" 'p'\n"
         self.assertEqual(read(os.path.join(w, "other.out")), plain)
         self.assert_same(read(os.path.join(w, "file.out")), read(os.path.join(w, "fast.out")))
-        self.assertEqual(read(os.path.join(w, "fast.out")), plain)
-        self.assertEqual(output.count("Macro escaping can only be specified for inline templates"), 2, output)
+        if fdharness.SYSLOG_NG_4X:
+            # the value of ${MSG} is escaped, not the template's own text
+            self.assertEqual(read(os.path.join(w, "fast.out")), b"it\\'s \\\"quoted\\\" 'p'\n")
+            self.assertEqual(output.count("Macro escaping can only be specified for inline templates"), 0, output)
+        else:
+            self.assertEqual(read(os.path.join(w, "fast.out")), plain)
+            self.assertEqual(output.count("Macro escaping can only be specified for inline templates"), 2, output)
         # inline: escaped by both
         w = self.run_pair('"%(w)s/file.out" template("${MSG}\\n") template-escape(yes)',
                           '"%(w)s/fast.out" template("${MSG}\\n") template-escape(yes)', lines)
@@ -364,6 +371,147 @@ class TestAcceptedAsFile(Differential):
         self.assert_same(*self.pair_outputs(w))
         # the lexer warns once per keyword and process
         self.assertIn("keyword='flush_timeout'", self.output)
+
+
+class TestSeqnumFlags4x(Differential):
+    """4.x's flags(seqnum), flags(no-seqnum), flags(seqnum-all), flags(no-seqnum-all) (issue 17): which
+    messages get ${SEQNUM} and the RFC 5424 sequenceId, local ones (the default), none or all; the
+    remote ones carry their meta sequenceId otherwise.  Each flag is set or cleared as file() does it
+    (one flags() after the other; within one, last to first); with writer flags in the same flags()."""
+
+    def setUp(self):
+        super().setUp()
+        if not fdharness.SYSLOG_NG_4X:
+            self.skipTest("flags(seqnum...) are syslog-ng 4.x options of file()")
+
+    def run_seqnum(self, opts):
+        port = free_tcp_port()
+        w = self.run_pair('"%(w)s/file.out" ' + opts, '"%(w)s/fast.out" ' + opts,
+                          send=send_local_then_remote(RFC5424, port),
+                          source=RFC5424_SOURCES.replace("%(port)d", str(port)), log_extra="rewrite(r_shape);")
+        return self.pair_outputs(w)
+
+    def test_template_seqnum(self):
+        n = len(RFC5424)
+        template = 'template("${SEQNUM} ${MSG}\\n")'
+        # ${SEQNUM} of the third message (meta sequenceId="42"), sent locally and then remotely
+        for flags, expected in (("", [b"3", b"42"]), ("flags(seqnum)", [b"3", b"42"]),
+                                ("flags(no-seqnum)", [b"", b""]),
+                                ("flags(seqnum-all)", [b"3", str(n + 3).encode()]),
+                                # file()'s grammar applies the flags of one flags() last to first
+                                ("flags(seqnum-all no-seqnum-all)", [b"3", str(n + 3).encode()]),
+                                ("flags(no-seqnum-all seqnum-all)", [b"3", b"42"]),
+                                ("flags(seqnum-all) flags(no-seqnum-all)", [b"3", b"42"]),
+                                ("flags(seqnum-all) flags(no-seqnum)", [b"", b""])):
+            with self.subTest(flags=flags):
+                stock, fast = self.run_seqnum(template + " " + flags)
+                self.assertEqual(re.findall(rb"^(\d*) bom$", stock, re.M), expected, flags)
+                self.assert_same(stock, fast)
+
+    def test_syslog_protocol_sequence_id(self):
+        for flags in ("flags(syslog-protocol no-seqnum)", "flags(syslog-protocol seqnum-all)",
+                      "flags(seqnum-all) flags(syslog-protocol)"):
+            with self.subTest(flags=flags):
+                stock, fast = self.run_seqnum(flags)
+                self.assert_same(stock, fast)
+                if "no-seqnum" in flags:
+                    self.assert_lacks(b'[meta sequenceId="1"]', stock)
+                else:
+                    self.assert_has(b'[meta sequenceId="1"]', stock)
+
+class TestWriterCountersPrometheus4x(Differential):
+    """4.x: suppress()'s and truncate-size()'s counters named as file() names them: suppressed is
+    syslogng_output_events_total{result="suppressed"} with the driver's labels, truncated_count and
+    truncated_bytes legacy rows only; the same values for both"""
+
+    def setUp(self):
+        super().setUp()
+        if not fdharness.SYSLOG_NG_4X:
+            self.skipTest("syslog-ng %s has no `syslog-ng-ctl stats prometheus`" % fdharness.SYSLOG_NG_VERSION)
+
+    def test_suppressed_and_truncated(self):
+        w = self.workdir()
+        opts = " suppress(30) truncate-size(40)"
+        config = pair_config(w, '"%(w)s/file.out"' + opts, '"%(w)s/fast.out"' + opts).replace(
+            "stats-level(1);", "stats(level(1));")
+        lines = [b"<13>Nov 30 05:00:00 h p: same line, long enough to be cut at forty bytes"] * 5 + \
+            [b"<13>Nov 30 05:00:01 h p: other"]
+        with fdharness.SyslogNg(config, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), lines)
+            self.assertTrue(fdharness.wait_until(lambda: stat(sng, "suppressed") == 4, 30), sng.stats())
+            settle([w + "/file.out", w + "/fast.out"])
+            metrics = sng.prometheus()
+            stats = sng.stats()
+        self.assert_same(*self.pair_outputs(w))
+        for d_id, driver, path in (("d_file#0", "file", w + "/file.out"), ("d_fast#0", "fast-file", w + "/fast.out")):
+            found = [(l, v) for n, l, v in metrics if n == "syslogng_output_events_total"
+                     and l.get("id") == d_id and l.get("result") == "suppressed"]
+            self.assertEqual(found, [({"driver": driver, "filename": path, "id": d_id, "result": "suppressed"}, 4)],
+                             (d_id, [m for m in metrics if m[1].get("id") == d_id]))
+            self.assertFalse([n for n, l, v in metrics if "truncated" in n], metrics)
+        for typ in ("suppressed", "truncated_count", "truncated_bytes"):
+            self.assertEqual(stats.get("dst.file;d_file#0;%s/file.out;a;%s" % (w, typ)),
+                             stats.get("dst.fast-file;d_fast#0;%s/fast.out;a;%s" % (w, typ)), (typ, stats))
+        self.assertGreater(stats.get("dst.fast-file;d_fast#0;%s/fast.out;a;truncated_count" % w), 0, stats)
+
+
+class TestUnknownFlag(fdharness.TestCase):
+    def check(self, flag):
+        rc, out = fdharness.check_config('destination d { fast-file("/tmp/x" flags(%s)); };\n'
+                                         'log { source { internal(); }; destination(d); };\n' % flag)
+        self.assertNotEqual(rc, 0, out)
+        return out
+
+    def test_unknown_flag_names_the_flags_of_the_series(self):
+        expected = "expected syslog-protocol, no-multi-line, threaded, ignore-errors"
+        out = self.check("seqnums")
+        if fdharness.SYSLOG_NG_4X:
+            self.assertIn("unknown flag seqnums in flags(), %s, seqnum, no-seqnum, seqnum-all, no-seqnum-all"
+                          % expected, out)
+        else:
+            # 3.38 has no seqnum flags: flags(seqnum) is refused as any unknown flag
+            self.assertIn("unknown flag seqnums in flags(), %s in " % expected, out)
+            self.assertIn("unknown flag seqnum in flags(), %s in " % expected, self.check("seqnum"))
+
+
+class TestInternal4x(Differential):
+    """4.x's internal(yes) (issue 17): the destination's counters move to stats level 3, as file()'s;
+    internal(no) keeps them where they are; what is written does not change"""
+
+    def setUp(self):
+        super().setUp()
+        if not fdharness.SYSLOG_NG_4X:
+            self.skipTest("internal() is a syslog-ng 4.x driver option")
+
+    def rows(self, internal, level):
+        w = self.workdir()
+        opts = " internal(%s) suppress(5)" % internal
+        config = pair_config(w, '"%(w)s/file.out"' + opts, '"%(w)s/fast.out"' + opts).replace(
+            "stats-level(1);", "stats(level(%d));" % level)
+        lines = stream_lines(50)
+        with fdharness.SyslogNg(config, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), lines)
+            settle([w + "/file.out", w + "/fast.out"])
+            self.assertTrue(fdharness.wait_until(lambda: read(w + "/fast.out").count(b"\n") == len(lines), 30))
+            stats = sng.stats()
+        self.assert_same(*self.pair_outputs(w))
+
+        def of(driver, d_id):
+            return sorted(k.split(";")[-1] for k in stats if k.startswith("dst.%s;%s" % (driver, d_id)))
+        return of("file", "d_file"), of("fast-file", "d_fast")
+
+    def test_counters_at_level_3(self):
+        stock, fast = self.rows("yes", 1)
+        self.assertEqual(stock, [])
+        self.assertEqual(fast, [])
+        stock, fast = self.rows("yes", 3)
+        for typ in ("written", "dropped", "processed", "suppressed", "truncated_count", "truncated_bytes"):
+            self.assertIn(typ, stock)
+            self.assertIn(typ, fast)
+        stock, fast = self.rows("no", 1)
+        for typ in ("written", "processed", "suppressed", "truncated_count", "truncated_bytes"):
+            self.assertIn(typ, stock)
+            self.assertIn(typ, fast)
 
 
 class TestIgnoreErrors(fdharness.TestCase):

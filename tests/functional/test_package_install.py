@@ -37,7 +37,7 @@ PACKAGE = "syslog-ng-mod-fastdest"
 APT = ["apt-get", "-y", "-o", "DPkg::Lock::Timeout=300"]
 ENV = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
 
-CONFIG = """@version: 3.38
+CONFIG = """@version: %(version)s
 options { stats-level(1); };
 source s { unix-stream("%(w)s/in.sock" so-passcred(no)); };
 destination d_ff { fast-file("%(w)s/ff/${PROGRAM}.log" template("${PROGRAM}: ${MSG}\\n") create-dirs(yes)); };
@@ -90,6 +90,12 @@ class TestPackageInstall(fdharness.TestCase):
 
     def test_install_run_remove(self):
         deb = self.build_deb()
+        # bound to the syslog-ng series it was built against: >= that release, << the next series
+        release = run(["dpkg-query", "-W", "-f=${Version}", "syslog-ng-core"], check=True).stdout.split("-")[0]
+        major, minor = fdharness.SYSLOG_NG_RELEASE[:2]
+        depends = run(["dpkg-deb", "-f", deb, "Depends"], check=True).stdout
+        self.assertIn("syslog-ng-core (>= %s)" % release, depends)
+        self.assertIn("syslog-ng-core (<< %d.%d~)" % (major, minor + 1), depends)
         if installed():
             # left over from an interrupted run: start from a clean system
             self.assertEqual(run(APT + ["remove", PACKAGE]).returncode, 0)
@@ -119,7 +125,7 @@ class TestPackageInstall(fdharness.TestCase):
             self.assertIn("destination     %s" % plugin, block[1].split("\n\n")[0])
 
         w = self.workdir()
-        config = CONFIG % {"w": w}
+        config = CONFIG % {"w": w, "version": fdharness.SYSLOG_NG_VERSION}
         conf_path = os.path.join(w, "check.conf")
         with open(conf_path, "w") as f:
             f.write(config)

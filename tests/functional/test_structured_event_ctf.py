@@ -34,7 +34,7 @@ source s { unix-stream("%(dir)s/in.sock" flags(syslog-protocol) so-passcred(no))
 parser p_json { json-parser(prefix("j.")); };
 destination d_ctf { structured-event(sink(ctf) path("%(dir)s/trace") message-id("${j.id}")
                     value-pairs(scope(nv-pairs sdata) exclude("HOST*") exclude("SOURCE") exclude("MSGID")
-                                exclude("LEGACY_MSGHDR") exclude(".SDATA.meta*") %(pairs)s)
+                                exclude("LEGACY_MSGHDR") exclude("TRANSPORT") exclude("MSGFORMAT") exclude(".SDATA.meta*") %(pairs)s)
                     packet-size(%(packet_size)d) time-reopen(1) %(extra)s); };
 log { source(s); if { parser(p_json); }; destination(d_ctf); };
 """
@@ -45,7 +45,8 @@ BT2_DUMP = r'''
 import bt2, json, sys
 
 def conv(f):
-    name = type(f).__name__
+    # babeltrace2 2.1 (trixie) calls the dynamic array class of 2.0 (bookworm) _DynamicArrayFieldWithLengthFieldConst
+    name = type(f).__name__.replace("WithLengthField", "")
     if isinstance(f, bt2._StringFieldConst):
         v = str(f).encode("utf-8", "surrogateescape").hex()
     elif isinstance(f, bt2._StructureFieldConst):
@@ -154,12 +155,15 @@ class TestCtf(fdharness.TestCase):
         wd = self.workdir()
         trace = os.path.join(wd, "trace")
         n = 300
+        # typed by json-parser (integers, doubles, booleans, null) and by template type hints
         sng = fdharness.SyslogNg(self.config(wd, packet_size=4096,
-                                             pairs='pair("T", datetime("1700000000.5"))'), workdir=wd)
+                                             pairs='pair("T", datetime("1700000000.5")) pair("H_INT", int64("${j.seq}"))'
+                                                   ' pair("H_DBL", double("${j.ratio}"))'
+                                                   ' pair("TU", datetime("1700000000.123456"))'), workdir=wd)
         with sng:
             lines = []
             for i in range(n):
-                doc = {"seq": i, "neg": -i - 2 ** 40, "ratio": i / 4.0, "ok": i % 2 == 0,
+                doc = {"seq": i, "neg": -i - 2 ** 40, "ratio": i / 4.0, "ok": i % 2 == 0, "none": None,
                        "text": "héllo ✓ %d \"q\"" % i, "id": "ev-%d" % (i % 3)}
                 lines.append(rfc5424(BASE_NS + i * 1000, "host%d" % (i % 2), json.dumps(doc).encode(),
                                      pri=8 * (i % 4) + i % 8))
@@ -197,16 +201,22 @@ class TestCtf(fdharness.TestCase):
             self.assertEqual(text(fields["host"]), b"host%d" % (i % 2))
             self.assertEqual(text(fields["program"]), b"app")
             self.assertEqual(len(text(fields["message_id"])), 32)
-            self.assertEqual(fields["pairs_length"][1], 7)
+            self.assertEqual(fields["pairs_length"][1], 11)
             got = sorted(pairs(fields))
             self.assertEqual(got, sorted([
+                ("H_DBL", "double", "_DoublePrecisionRealFieldConst", i / 4.0, 2),
+                ("H_INT", "int64", "_SignedIntegerFieldConst", i, 1),
                 ("J_ID", "string", "_StringFieldConst", ("ev-%d" % (i % 3)).encode().hex(), 0),
+                ("J_NONE", "null", "_StructureFieldConst", [], 6),
                 ("J_NEG", "int64", "_SignedIntegerFieldConst", -i - 2 ** 40, 1),
                 ("J_OK", "bool", "_UnsignedEnumerationFieldConst", [int(i % 2 == 0), ["true" if i % 2 == 0 else "false"]], 3),
                 ("J_RATIO", "double", "_DoublePrecisionRealFieldConst", i / 4.0, 2),
                 ("J_SEQ", "int64", "_SignedIntegerFieldConst", i, 1),
                 ("J_TEXT", "string", "_StringFieldConst", ("héllo ✓ %d \"q\"" % i).encode().hex(), 0),
                 ("T", "timestamp", "_SignedIntegerFieldConst", 1700000000500000000, 4),
+                # syslog-ng 4.x keeps a datetime's microseconds, 3.38's cast stops at milliseconds
+                ("TU", "timestamp", "_SignedIntegerFieldConst",
+                 1700000000123456000 if fdharness.SYSLOG_NG_4X else 1700000000123000000, 4),
             ]))
         # the same message id for the same input
         ids = {}

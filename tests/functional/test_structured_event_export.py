@@ -33,7 +33,7 @@ options { stats_level(1); };
 source s { unix-stream("%(sock)s" flags(syslog-protocol) keep-hostname(yes) so-passcred(no)); };
 parser p_kv { kv-parser(prefix("kv.")); };
 destination d_exp { structured-event(sink(journal-export) %(target)s
-                    value-pairs(scope(nv-pairs) exclude("HOST*") exclude("SOURCE") exclude("LEGACY_MSGHDR") exclude("MSGID"))); };
+                    value-pairs(scope(nv-pairs) exclude("HOST*") exclude("SOURCE") exclude("LEGACY_MSGHDR") exclude("TRANSPORT") exclude("MSGFORMAT") exclude("MSGID"))); };
 log { source(s); parser(p_kv); destination(d_exp); };
 """
 
@@ -162,6 +162,14 @@ class FakeHttpPeer:
 
 
 BASE_USEC = 1700000000123456
+
+
+def host_boot_id():
+    """The boot id journald records in _BOOT_ID: the kernel's, without dashes."""
+    with open("/proc/sys/kernel/random/boot_id") as f:
+        return f.read().strip().replace("-", "")
+
+
 BINARY = b"\xff\xfe\x01bin"
 
 
@@ -180,6 +188,8 @@ class TestExport(fdharness.TestCase):
             seen.add((host, seq))
             # the message's own time, not the time it was written
             self.assertEqual(int(e["__REALTIME_TIMESTAMP"]), BASE_USEC + seq)
+            # systemd-journal-remote 257 (trixie) stores no entry without it; 252 (bookworm) takes either
+            self.assertEqual(e["_BOOT_ID"], host_boot_id())
             self.assertEqual(field_bytes(e, "KV_BIN"), BINARY)
             self.assertEqual(e["SYSLOG_IDENTIFIER"], "app")
             self.assertEqual(e["PRIORITY"], "5")

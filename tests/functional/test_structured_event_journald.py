@@ -30,7 +30,7 @@ source s { unix-stream("%(sock)s" log-msg-size(2000000) so-passcred(no)); };
 parser p_json { json-parser(prefix("app.") marker("@json:")); };
 parser p_kv { kv-parser(prefix("kv.")); };
 destination d_se { structured-event(namespace("%(ns)s") message-id("${app.rule}")
-                   value-pairs(scope(nv-pairs) exclude("HOST*") exclude("SOURCE") exclude("LEGACY_MSGHDR"))
+                   value-pairs(scope(nv-pairs) exclude("HOST*") exclude("SOURCE") exclude("LEGACY_MSGHDR") exclude("TRANSPORT") exclude("MSGFORMAT"))
                    %(extra)s); };
 log { source(s); if (message("^@json:")) { parser(p_json); } else { parser(p_kv); }; destination(d_se); };
 """

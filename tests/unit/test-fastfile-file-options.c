@@ -29,7 +29,7 @@
 #include "apphook.h"
 #include "cfg.h"
 #include "logwriter.h"
-#include "logqueue-fifo.h"
+#include "compat-logqueue.h"
 #include "logmsg/logmsg.h"
 #include "template/templates.h"
 #include "hostname.h"
@@ -146,14 +146,15 @@ check_format_case(const FormatCase *c)
   /* defaults() leaves `initialized` as it finds it */
   memset(&writer_options, 0, sizeof(writer_options));
   log_writer_options_defaults(&writer_options);
-  writer_options.options = c->flags;
+  /* on top of the defaults (4.x: flags(seqnum)) */
+  writer_options.options |= c->flags;
   writer_options.padding = c->pad_size;
   writer_options.truncate_size = c->truncate_size;
   writer_options.template = template ? log_template_ref(template) : NULL;
   writer_options.template_options.frac_digits = 3;
   log_writer_options_init(&writer_options, cfg, 0);
   LogWriter *writer = log_writer_new(LW_FORMAT_FILE, cfg);
-  log_writer_set_options(writer, NULL, &writer_options, "unit", "unit");
+  fd_log_writer_set_options(writer, &writer_options, "unit");
 
   record.syslog_protocol = (c->flags & LWO_SYSLOG_PROTOCOL) != 0;
   record.no_multi_line = (c->flags & LWO_NO_MULTI_LINE) != 0;
@@ -246,8 +247,7 @@ rig_new(const gchar *path, const gchar *template)
   fastfile_dd_set_time_reap(&rig.driver->super.super.super, 0);
   log_template_options_init(&rig.driver->template_options, cfg);
   append_opener_options_init(&rig.driver->opener_options, cfg);
-  rig.queue = log_queue_fifo_new(1000, NULL);
-  log_queue_set_use_backlog(rig.queue, TRUE);
+  rig.queue = fd_log_queue_fifo_new_with_backlog(1000);
   rig.worker = NULL;
   return rig;
 }

@@ -23,7 +23,7 @@
 #include "fastfile-worker.h"
 #include "apphook.h"
 #include "cfg.h"
-#include "logqueue-fifo.h"
+#include "compat-logqueue.h"
 #include "logmsg/logmsg.h"
 #include "template/templates.h"
 
@@ -63,9 +63,8 @@ rig_new(const gchar *path_template, const gchar *template)
   log_template_options_init(&rig.driver->template_options, cfg);
   append_opener_options_init(&rig.driver->opener_options, cfg);
 
-  rig.queue = log_queue_fifo_new(100000, NULL);
   /* as LogThreadedDestDriver does: popped messages wait in the backlog until acked */
-  log_queue_set_use_backlog(rig.queue, TRUE);
+  rig.queue = fd_log_queue_fifo_new_with_backlog(100000);
   rig.worker = NULL;
   return rig;
 }
@@ -1165,7 +1164,7 @@ suite_init(void)
 {
   app_startup();
   /* as the main loop sets it: the delivering jobs' threads have queue inputs of their own */
-  log_queue_set_max_threads(MAIN_LOOP_MAX_WORKER_THREADS);
+  fd_log_queue_set_max_threads(MAIN_LOOP_MAX_WORKER_THREADS);
   cfg = cfg_new_snippet();
   tmpdir = g_dir_make_tmp("fastfile-worker-XXXXXX", NULL);
   return tmpdir ? 0 : 1;

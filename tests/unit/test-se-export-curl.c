@@ -243,8 +243,8 @@ _has_header(const gchar *head, const gchar *line)
 static void
 _assert_request(Peer *peer, guint index, gint port, guint n_entries)
 {
-  const gchar golden[] = GOLDEN_EXPORT;
-  gchar *length = g_strdup_printf("Content-Length: %" G_GSIZE_FORMAT, n_entries * (sizeof(golden) - 1));
+  const gchar *golden = golden_export();
+  gchar *length = g_strdup_printf("Content-Length: %" G_GSIZE_FORMAT, n_entries * GOLDEN_EXPORT_LEN);
   gchar *host = g_strdup_printf("Host: 127.0.0.1:%d", port);
 
   CU_ASSERT_TRUE_FATAL(index < peer->heads->len);
@@ -255,9 +255,9 @@ _assert_request(Peer *peer, guint index, gint port, guint n_entries)
   CU_ASSERT_TRUE(_has_header(head, "Content-Type: application/vnd.fdo.journal"));
   CU_ASSERT_TRUE(_has_header(head, length));
   CU_ASSERT_PTR_NULL(strstr(head, "Expect:"));
-  CU_ASSERT_EQUAL_FATAL(body->len, n_entries * (sizeof(golden) - 1));
+  CU_ASSERT_EQUAL_FATAL(body->len, n_entries * GOLDEN_EXPORT_LEN);
   for (guint i = 0; i < n_entries; i++)
-    ASSERT_BYTES(body->str + i * (sizeof(golden) - 1), sizeof(golden) - 1, golden, sizeof(golden) - 1);
+    ASSERT_BYTES(body->str + i * GOLDEN_EXPORT_LEN, GOLDEN_EXPORT_LEN, golden, GOLDEN_EXPORT_LEN);
   g_free(host);
   g_free(length);
 }

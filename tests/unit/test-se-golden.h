@@ -19,6 +19,7 @@
 
 /* the golden event shared by the encoder and sink tests */
 #include "test-se-util.h"
+#include "se-journal-encoder.h"
 
 #define GOLDEN_LONG "0123456789012345678901234567890123456789012345678901234567890123456789"
 
@@ -37,7 +38,21 @@
   "SNG_FIELD_TYPES=N:int64\n"
 
 #define GOLDEN_NATIVE GOLDEN_FIELDS
-#define GOLDEN_EXPORT "__REALTIME_TIMESTAMP=1700000000123456\n_HOSTNAME=h1\n" GOLDEN_FIELDS "\n"
+/* what sink(journal-export) writes for the golden message; the zeros are this host's boot id (golden_export()) */
+#define GOLDEN_EXPORT_HEAD "__REALTIME_TIMESTAMP=1700000000123456\n_HOSTNAME=h1\n_BOOT_ID="
+#define GOLDEN_EXPORT GOLDEN_EXPORT_HEAD "00000000000000000000000000000000\n" GOLDEN_FIELDS "\n"
+#define GOLDEN_EXPORT_LEN (sizeof(GOLDEN_EXPORT) - 1)
+
+static inline const gchar *
+golden_export(void)
+{
+  static gchar golden[] = GOLDEN_EXPORT;
+  const gchar *boot_id = se_journal_boot_id();
+
+  g_assert(boot_id && strlen(boot_id) == 32);
+  memcpy(golden + sizeof(GOLDEN_EXPORT_HEAD) - 1, boot_id, 32);
+  return golden;
+}
 
 static inline LogMessage *
 golden_message(void)
@@ -46,7 +61,7 @@ golden_message(void)
 
   log_msg_set_value_by_name(msg, "foo", "bar", -1);
   log_msg_set_value_by_name(msg, "multi", "a\nb\0c", 5);
-  log_msg_set_value_by_name_with_type(msg, "n", "42", -1, LM_VT_INT64);
+  log_msg_set_value_by_name_with_type(msg, "n", "42", -1, FD_LM_VT_INTEGER);
   log_msg_set_value_by_name(msg, "long", GOLDEN_LONG, -1);
   log_msg_set_value_by_name(msg, "latin1", "\xe9t\xe9", 3);
   return msg;

@@ -76,26 +76,47 @@ test_export_golden(void)
   SeJournalEncoder enc;
   SeEvent event;
   LogMessage *msg = golden_message();
-  SeField extra[2] =
+  SeField extra[3] =
   {
     { .name = "__REALTIME_TIMESTAMP", .name_len = 20, .value = "1700000000123456", .value_len = 16 },
     { .name = "_HOSTNAME", .name_len = 9, .value = "h1", .value_len = 2 },
+    { .name = "_BOOT_ID", .name_len = 8, .value = se_journal_boot_id(), .value_len = 32 },
   };
 
   golden_options(&options);
   se_event_builder_init(&builder, &options);
   se_journal_encoder_init(&enc);
   se_event_build(&builder, msg, 0, &event);
-  se_journal_encode(&enc, extra, 2, &event, TRUE);
+  se_journal_encode(&enc, extra, 3, &event, TRUE);
 
   gchar *bytes = _flatten(&enc);
-  ASSERT_BYTES(bytes, enc.total_len, GOLDEN_EXPORT, sizeof(GOLDEN_EXPORT) - 1);
+  ASSERT_BYTES(bytes, enc.total_len, golden_export(), GOLDEN_EXPORT_LEN);
   g_free(bytes);
 
   se_journal_encoder_destroy(&enc);
   se_event_builder_destroy(&builder);
   se_selection_free(options.selection);
   log_msg_unref(msg);
+}
+
+/* _BOOT_ID as journald records it: the kernel's boot id, 32 lower case hex digits without dashes */
+static void
+test_boot_id(void)
+{
+  gchar *text = NULL;
+  GString *want = g_string_new("");
+
+  CU_ASSERT_TRUE_FATAL(g_file_get_contents("/proc/sys/kernel/random/boot_id", &text, NULL, NULL));
+  for (const gchar *p = text; *p; p++)
+    if (*p != '-' && *p != '\n')
+      g_string_append_c(want, *p);
+  CU_ASSERT_EQUAL(want->len, 32);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(se_journal_boot_id());
+  CU_ASSERT_STRING_EQUAL(se_journal_boot_id(), want->str);
+  /* read once: the same string every time */
+  CU_ASSERT_PTR_EQUAL(se_journal_boot_id(), se_journal_boot_id());
+  g_string_free(want, TRUE);
+  g_free(text);
 }
 
 static void
@@ -119,6 +140,7 @@ static CU_TestInfo encoder_tests[] =
 {
   { "native protocol golden bytes", test_native_golden },
   { "export format golden bytes", test_export_golden },
+  { "the boot id", test_boot_id },
   { "binary-safe rule", test_binary_rule },
   CU_TEST_INFO_NULL,
 };

@@ -228,8 +228,8 @@ test_export_file_batches(void)
   LogMessage *other = golden_message();
   Events e;
   guint delivered;
-  const gchar golden[] = GOLDEN_EXPORT;
-  gsize golden_len = sizeof(golden) - 1;
+  const gchar *golden = golden_export();
+  gsize golden_len = GOLDEN_EXPORT_LEN;
   gchar *twice = g_malloc(2 * golden_len);
 
   memcpy(twice, golden, golden_len);
@@ -331,8 +331,8 @@ test_export_file_no_descriptors_left(void)
   CU_ASSERT_EQUAL(se_test_emit(sink, &e.event, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(se_test_flush(sink, &delivered), SE_SINK_OK);
   CU_ASSERT_EQUAL(delivered, 1);
-  const gchar golden[] = GOLDEN_EXPORT;
-  _assert_file(dir, "h1.export", golden, sizeof(golden) - 1);
+  const gchar *golden = golden_export();
+  _assert_file(dir, "h1.export", golden, GOLDEN_EXPORT_LEN);
 
   se_sink_free(sink);
   _events_destroy(&e);
@@ -365,7 +365,7 @@ static SeSinkResult
 _write_partially(const gchar *dir, Events *e, LogMessage *msg, void (*on_limit)(int), guint *delivered)
 {
   SeSink *sink = _export_file_sink(dir, 10);
-  const gchar golden[] = GOLDEN_EXPORT;
+  const gchar *golden = golden_export();
   struct rlimit saved, limit;
   struct sigaction sa = { .sa_handler = on_limit }, old_sa;
   SeSinkResult r;
@@ -375,7 +375,7 @@ _write_partially(const gchar *dir, Events *e, LogMessage *msg, void (*on_limit)(
   CU_ASSERT_EQUAL(se_test_emit(sink, &e->event, delivered), SE_SINK_OK);
   g_assert(getrlimit(RLIMIT_FSIZE, &saved) == 0);
   limit = saved;
-  limit.rlim_cur = sizeof(golden) - 1 + 10;
+  limit.rlim_cur = GOLDEN_EXPORT_LEN + 10;
   g_assert(sigaction(SIGXFSZ, &sa, &old_sa) == 0);
   g_assert(setrlimit(RLIMIT_FSIZE, &limit) == 0);
   r = se_test_flush(sink, delivered);
@@ -390,7 +390,7 @@ test_export_file_partial_entry_cut(void)
 {
   gchar *dir = testutil_make_tmpdir();
   LogMessage *msg = golden_message();
-  const gchar golden[] = GOLDEN_EXPORT;
+  const gchar *golden = golden_export();
   Events e;
   guint delivered;
 
@@ -398,7 +398,7 @@ test_export_file_partial_entry_cut(void)
   _events_init(&e);
   CU_ASSERT_EQUAL(_write_partially(dir, &e, msg, SIG_IGN, &delivered), SE_SINK_NOT_CONNECTED);
   CU_ASSERT_EQUAL(delivered, 1);
-  _assert_file(dir, "h1.export", golden, sizeof(golden) - 1);
+  _assert_file(dir, "h1.export", golden, GOLDEN_EXPORT_LEN);
 
   _events_destroy(&e);
   log_msg_unref(msg);
@@ -411,8 +411,8 @@ test_export_file_partial_entry_kept_when_not_ours(void)
 {
   gchar *dir = testutil_make_tmpdir();
   LogMessage *msg = golden_message();
-  const gchar golden[] = GOLDEN_EXPORT;
-  gsize golden_len = sizeof(golden) - 1;
+  const gchar *golden = golden_export();
+  gsize golden_len = GOLDEN_EXPORT_LEN;
   Events e;
   guint delivered;
   gchar *expected = g_malloc(golden_len + 10 + 6);

@@ -18,12 +18,15 @@
 #include "apphook.h"
 #include "se-value.h"
 
+static SeValue last_value;
+
 static void
-_assert_renders(LogMessageValueType type, const gchar *in, LogMessageValueType expected_type, const gchar *expected)
+_assert_converts_len(LogMessageValueType type, const gchar *in, gsize len, LogMessageValueType expected_type,
+                     const gchar *expected)
 {
   GString *out = g_string_new("");
   gboolean rendered;
-  LogMessageValueType t = se_value_render(type, in, strlen(in), out, &rendered);
+  LogMessageValueType t = se_value_convert(type, in, len, &last_value, out, &rendered);
 
   CU_ASSERT_EQUAL(t, expected_type);
   if (expected)
@@ -42,55 +45,97 @@ _assert_renders(LogMessageValueType type, const gchar *in, LogMessageValueType e
 }
 
 static void
+_assert_converts(LogMessageValueType type, const gchar *in, LogMessageValueType expected_type, const gchar *expected)
+{
+  _assert_converts_len(type, in, strlen(in), expected_type, expected);
+}
+
+static void
 test_integers(void)
 {
-  _assert_renders(LM_VT_INT64, "42", LM_VT_INT64, "42");
-  _assert_renders(LM_VT_INT64, "-9223372036854775808", LM_VT_INT64, "-9223372036854775808");
-  _assert_renders(LM_VT_INT64, "042", LM_VT_INT64, "42");
-  _assert_renders(LM_VT_INT64, "+7", LM_VT_INT64, "7");
-  /* syslog-ng's int64 cast is decimal only */
-  _assert_renders(LM_VT_INT64, "0x10", LM_VT_STRING, NULL);
-  _assert_renders(LM_VT_INT32, "7", LM_VT_INT32, "7");
-  _assert_renders(LM_VT_INT64, "forty-two", LM_VT_STRING, NULL);
+  _assert_converts(FD_LM_VT_INTEGER, "42", FD_LM_VT_INTEGER, "42");
+  CU_ASSERT_EQUAL(last_value.integer, 42);
+  _assert_converts(FD_LM_VT_INTEGER, "-9223372036854775808", FD_LM_VT_INTEGER, "-9223372036854775808");
+  CU_ASSERT_EQUAL(last_value.integer, G_MININT64);
+  _assert_converts(FD_LM_VT_INTEGER, "042", FD_LM_VT_INTEGER, "42");
+  _assert_converts(FD_LM_VT_INTEGER, "+7", FD_LM_VT_INTEGER, "7");
+  /* syslog-ng's own int64 cast decides: decimal only in 3.38, hex too since 4.0 */
+  if (FD_SYSLOG_NG_4X)
+    _assert_converts(FD_LM_VT_INTEGER, "0x10", FD_LM_VT_INTEGER, "16");
+  else
+    _assert_converts(FD_LM_VT_INTEGER, "0x10", LM_VT_STRING, NULL);
+  _assert_converts(FD_LM_VT_INT32, "7", FD_LM_VT_INT32, "7");
+  CU_ASSERT_EQUAL(last_value.integer, 7);
+  _assert_converts(FD_LM_VT_INTEGER, "forty-two", LM_VT_STRING, NULL);
+  /* the cast clamps what is beyond int64: that keeps its text */
+  _assert_converts(FD_LM_VT_INTEGER, "99999999999999999999", LM_VT_STRING, NULL);
+  _assert_converts(FD_LM_VT_INTEGER, "-9223372036854775809", LM_VT_STRING, NULL);
+  /* the cast would stop at the NUL */
+  _assert_converts_len(FD_LM_VT_INTEGER, "1\0x", 3, LM_VT_STRING, NULL);
+  /* a slice of a longer value: only len bytes count */
+  _assert_converts_len(FD_LM_VT_INTEGER, "123456", 3, FD_LM_VT_INTEGER, "123");
 }
 
 static void
 test_doubles(void)
 {
-  _assert_renders(LM_VT_DOUBLE, "1.5", LM_VT_DOUBLE, "1.5");
-  _assert_renders(LM_VT_DOUBLE, "0.1", LM_VT_DOUBLE, "0.1");
-  _assert_renders(LM_VT_DOUBLE, "1e3", LM_VT_DOUBLE, "1000");
-  _assert_renders(LM_VT_DOUBLE, "0.30000000000000004", LM_VT_DOUBLE, "0.30000000000000004");
-  _assert_renders(LM_VT_DOUBLE, "x", LM_VT_STRING, NULL);
+  _assert_converts(LM_VT_DOUBLE, "1.5", LM_VT_DOUBLE, "1.5");
+  CU_ASSERT_EQUAL(last_value.real, 1.5);
+  _assert_converts(LM_VT_DOUBLE, "0.1", LM_VT_DOUBLE, "0.1");
+  _assert_converts(LM_VT_DOUBLE, "1e3", LM_VT_DOUBLE, "1000");
+  _assert_converts(LM_VT_DOUBLE, "0.30000000000000004", LM_VT_DOUBLE, "0.30000000000000004");
+  _assert_converts(LM_VT_DOUBLE, "x", LM_VT_STRING, NULL);
+  _assert_converts(LM_VT_DOUBLE, "1e999", LM_VT_STRING, NULL);
+  _assert_converts_len(LM_VT_DOUBLE, "1.5\0", 4, LM_VT_STRING, NULL);
 }
 
 static void
 test_booleans(void)
 {
-  _assert_renders(LM_VT_BOOLEAN, "true", LM_VT_BOOLEAN, "true");
-  _assert_renders(LM_VT_BOOLEAN, "FALSE", LM_VT_BOOLEAN, "false");
-  _assert_renders(LM_VT_BOOLEAN, "1", LM_VT_BOOLEAN, "true");
-  _assert_renders(LM_VT_BOOLEAN, "0", LM_VT_BOOLEAN, "false");
+  _assert_converts(LM_VT_BOOLEAN, "true", LM_VT_BOOLEAN, "true");
+  CU_ASSERT_TRUE(last_value.boolean);
+  _assert_converts(LM_VT_BOOLEAN, "FALSE", LM_VT_BOOLEAN, "false");
+  CU_ASSERT_FALSE(last_value.boolean);
+  _assert_converts(LM_VT_BOOLEAN, "1", LM_VT_BOOLEAN, "true");
+  _assert_converts(LM_VT_BOOLEAN, "0", LM_VT_BOOLEAN, "false");
   /* syslog-ng's boolean cast looks at the first character: t/T/1, f/F/0 */
-  _assert_renders(LM_VT_BOOLEAN, "yes", LM_VT_STRING, NULL);
+  _assert_converts(LM_VT_BOOLEAN, "yes", LM_VT_STRING, NULL);
 }
 
 static void
 test_datetime(void)
 {
-  _assert_renders(LM_VT_DATETIME, "1700000000.123", LM_VT_DATETIME, "2023-11-14T22:13:20.123Z");
-  _assert_renders(LM_VT_DATETIME, "0", LM_VT_DATETIME, "1970-01-01T00:00:00.000Z");
-  _assert_renders(LM_VT_DATETIME, "yesterday", LM_VT_STRING, NULL);
+  _assert_converts(LM_VT_DATETIME, "1700000000.123", LM_VT_DATETIME, "2023-11-14T22:13:20.123Z");
+  CU_ASSERT_EQUAL(last_value.datetime.sec, 1700000000);
+  CU_ASSERT_EQUAL(last_value.datetime.usec, 123000);
+  _assert_converts(LM_VT_DATETIME, "0", LM_VT_DATETIME, "1970-01-01T00:00:00.000Z");
+  /* syslog-ng's value: -1 s + 0.5 s */
+  _assert_converts(LM_VT_DATETIME, "-1.5", LM_VT_DATETIME, "1969-12-31T23:59:59.500Z");
+  CU_ASSERT_EQUAL(last_value.datetime.sec, -1);
+  CU_ASSERT_EQUAL(last_value.datetime.usec, 500000);
+  /* 4.x keeps microseconds, 3.38's cast stops at milliseconds */
+  if (FD_SYSLOG_NG_4X)
+    {
+      _assert_converts(LM_VT_DATETIME, "1700000000.123456", LM_VT_DATETIME, "2023-11-14T22:13:20.123456Z");
+      CU_ASSERT_EQUAL(last_value.datetime.usec, 123456);
+    }
+  else
+    _assert_converts(LM_VT_DATETIME, "1700000000.123456", LM_VT_DATETIME, "2023-11-14T22:13:20.123Z");
+  _assert_converts(LM_VT_DATETIME, "yesterday", LM_VT_STRING, NULL);
 }
 
 static void
-test_unchanged_types(void)
+test_null_and_unchanged_types(void)
 {
-  _assert_renders(LM_VT_STRING, "x", LM_VT_STRING, NULL);
-  _assert_renders(LM_VT_JSON, "{\"a\":1}", LM_VT_JSON, NULL);
-  _assert_renders(LM_VT_LIST, "a,b", LM_VT_LIST, NULL);
-  CU_ASSERT_STRING_EQUAL(se_value_type_name(LM_VT_INT64), "int64");
+  /* null: an empty text, whatever was stored */
+  _assert_converts(LM_VT_NULL, "", LM_VT_NULL, "");
+  _assert_converts(LM_VT_STRING, "x", LM_VT_STRING, NULL);
+  _assert_converts(LM_VT_JSON, "{\"a\":1}", LM_VT_JSON, NULL);
+  _assert_converts(LM_VT_LIST, "a,b", LM_VT_LIST, NULL);
+  CU_ASSERT_STRING_EQUAL(se_value_type_name(FD_LM_VT_INTEGER), "int64");
+  CU_ASSERT_STRING_EQUAL(se_value_type_name(FD_LM_VT_INT32), "int32");
   CU_ASSERT_STRING_EQUAL(se_value_type_name(LM_VT_DATETIME), "datetime");
+  CU_ASSERT_STRING_EQUAL(se_value_type_name(LM_VT_NULL), "null");
 }
 
 static int
@@ -113,7 +158,7 @@ static CU_TestInfo value_tests[] =
   { "doubles", test_doubles },
   { "booleans", test_booleans },
   { "datetime", test_datetime },
-  { "unchanged types", test_unchanged_types },
+  { "null and unchanged types", test_null_and_unchanged_types },
   CU_TEST_INFO_NULL,
 };
 
