@@ -392,6 +392,18 @@ _account_written(FastFileEntry *entry, gsize written)
   entry->head_written = total - whole;
 }
 
+/* fsync(yes): the batch is on disk before it is acked; a failure is logged, as file() does */
+static void
+_sync_if_asked(FastFileSet *self, FastFileEntry *entry)
+{
+  if (self->options.fsync && !batch_writer_sync(entry->fd))
+    msg_error("fast-file(): fdatasync() failed",
+              evt_tag_str("driver", self->options.driver_id),
+              evt_tag_str("path", entry->path),
+              evt_tag_error("error"),
+              log_pipe_location_tag(self->options.owner));
+}
+
 /* writes out's bytes up to `end` (a record end) from where a torn write left
  * off; TRUE when all of them reached the file */
 static gboolean
@@ -412,12 +424,7 @@ _write_prefix(FastFileSet *self, FastFileEntry *entry, gsize end, gint time_reop
     {
       entry->attempts = 0;
       entry->torn_end.valid = FALSE;
-      if (self->options.fsync && !batch_writer_sync(entry->fd))
-        msg_error("fast-file(): fdatasync() failed",
-                  evt_tag_str("driver", self->options.driver_id),
-                  evt_tag_str("path", entry->path),
-                  evt_tag_error("error"),
-                  log_pipe_location_tag(self->options.owner));
+      _sync_if_asked(self, entry);
       return TRUE;
     }
 
@@ -674,12 +681,7 @@ _write_member(FastFileSet *self, FastFileEntry *entry, gsize end, const guint8 *
       entry->whole_end.size = before->st_size + member_len;
       stats_counter_add(compression->bytes_in, end);
       stats_counter_add(compression->bytes_out, member_len);
-      if (self->options.fsync && !batch_writer_sync(entry->fd))
-        msg_error("fast-file(): fdatasync() failed",
-                  evt_tag_str("driver", self->options.driver_id),
-                  evt_tag_str("path", entry->path),
-                  evt_tag_error("error"),
-                  log_pipe_location_tag(self->options.owner));
+      _sync_if_asked(self, entry);
       return TRUE;
     }
 
