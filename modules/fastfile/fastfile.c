@@ -386,60 +386,45 @@ _queue(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
   self->queue_in_framework(s, msg, path_options);
 }
 
-/* file()'s counters of its writer options, by file()'s names and stats level */
+/* file()'s counters of its writer options, by file()'s names and stats level;
+ * each registered only while its option is in use */
 static void
 _writer_counters(FastFileDriver *self, gboolean reg)
 {
-  StatsClusterKey events_storage, truncated_count, truncated_bytes, rotations, bytes_in, bytes_out;
-  gchar events_instance[1024], count_instance[1024], bytes_instance[1024];
-  gchar rotations_instance[1024], bytes_in_instance[1024], bytes_out_instance[1024];
+  gboolean compressed = self->compression.type != BATCH_COMPRESSION_NONE;
+  const struct
+  {
+    const gchar *name;
+    StatsCounterItem **counter;
+    gboolean used;
+  } counters[] =
+  {
+    { "truncated_count", &self->record_options.truncated_count, TRUE },
+    { "truncated_bytes", &self->record_options.truncated_bytes, TRUE },
+    { "rotations", &self->rotation.rotated, fastfile_rotation_enabled(&self->rotation) },
+    { "uncompressed_bytes", &self->compression.bytes_in, compressed },
+    { "compressed_bytes", &self->compression.bytes_out, compressed },
+  };
+  StatsClusterKey events_storage, key;
+  gchar events_instance[1024], instance[1024];
   StatsClusterKey *events = fd_stats_driver_events_key(&self->super, _stats_name, &events_storage,
                             events_instance, sizeof(events_instance));
-
-  fd_stats_driver_legacy_key_set(&self->super, _stats_name, "truncated_count", &truncated_count,
-                                 count_instance, sizeof(count_instance));
-  fd_stats_driver_legacy_key_set(&self->super, _stats_name, "truncated_bytes", &truncated_bytes,
-                                 bytes_instance, sizeof(bytes_instance));
-  fd_stats_driver_legacy_key_set(&self->super, _stats_name, "rotations", &rotations,
-                                 rotations_instance, sizeof(rotations_instance));
-  fd_stats_driver_legacy_key_set(&self->super, _stats_name, "uncompressed_bytes", &bytes_in,
-                                 bytes_in_instance, sizeof(bytes_in_instance));
-  fd_stats_driver_legacy_key_set(&self->super, _stats_name, "compressed_bytes", &bytes_out,
-                                 bytes_out_instance, sizeof(bytes_out_instance));
   gint level = fd_pipe_stats_level(&self->super.super.super.super, STATS_LEVEL1);
 
   stats_lock();
-  if (reg)
+  for (gsize i = 0; i < G_N_ELEMENTS(counters); i++)
     {
-      stats_register_counter(level, &truncated_count, SC_TYPE_SINGLE_VALUE,
-                             &self->record_options.truncated_count);
-      stats_register_counter(level, &truncated_bytes, SC_TYPE_SINGLE_VALUE,
-                             &self->record_options.truncated_bytes);
-      if (self->suppress_options.seconds > 0)
-        stats_register_counter(level, events, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
-      if (fastfile_rotation_enabled(&self->rotation))
-        stats_register_counter(level, &rotations, SC_TYPE_SINGLE_VALUE, &self->rotation.rotated);
-      if (self->compression.type != BATCH_COMPRESSION_NONE)
-        {
-          stats_register_counter(level, &bytes_in, SC_TYPE_SINGLE_VALUE, &self->compression.bytes_in);
-          stats_register_counter(level, &bytes_out, SC_TYPE_SINGLE_VALUE, &self->compression.bytes_out);
-        }
+      /* the key points into instance: used before the next one is made */
+      fd_stats_driver_legacy_key_set(&self->super, _stats_name, counters[i].name, &key, instance, sizeof(instance));
+      if (reg && counters[i].used)
+        stats_register_counter(level, &key, SC_TYPE_SINGLE_VALUE, counters[i].counter);
+      else if (!reg && *counters[i].counter)
+        stats_unregister_counter(&key, SC_TYPE_SINGLE_VALUE, counters[i].counter);
     }
-  else
-    {
-      if (self->record_options.truncated_count)
-        stats_unregister_counter(&truncated_count, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_count);
-      if (self->record_options.truncated_bytes)
-        stats_unregister_counter(&truncated_bytes, SC_TYPE_SINGLE_VALUE, &self->record_options.truncated_bytes);
-      if (self->suppress_options.suppressed)
-        stats_unregister_counter(events, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
-      if (self->rotation.rotated)
-        stats_unregister_counter(&rotations, SC_TYPE_SINGLE_VALUE, &self->rotation.rotated);
-      if (self->compression.bytes_in)
-        stats_unregister_counter(&bytes_in, SC_TYPE_SINGLE_VALUE, &self->compression.bytes_in);
-      if (self->compression.bytes_out)
-        stats_unregister_counter(&bytes_out, SC_TYPE_SINGLE_VALUE, &self->compression.bytes_out);
-    }
+  if (reg && self->suppress_options.seconds > 0)
+    stats_register_counter(level, events, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
+  else if (!reg && self->suppress_options.suppressed)
+    stats_unregister_counter(events, SC_TYPE_SUPPRESSED, &self->suppress_options.suppressed);
   stats_unlock();
   fd_stats_events_key_free(events);
 }
