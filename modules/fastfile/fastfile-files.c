@@ -544,6 +544,24 @@ typedef enum
   FIT_FAILED,     /* retry after time-reopen */
 } FitResult;
 
+/* the room left under size() in a file of `size` bytes */
+static guint64
+_room(const FastFileRotation *rotation, guint64 size)
+{
+  return size < rotation->size ? rotation->size - size : 0;
+}
+
+/* a unit that does not fit: a file that holds nothing of ours yet (nothing,
+ * only a BOM) or was just rotated takes it anyway, so that rotations never
+ * loop; any other is rotated first */
+static FitResult
+_oversized(FastFileSet *self, FastFileEntry *entry, guint64 size, gboolean just_rotated, gint time_reopen)
+{
+  if (size == 0 || entry->only_bom || just_rotated)
+    return FIT_WRITE;
+  return _rotate(self, entry, time_reopen) ? FIT_ROTATED : FIT_FAILED;
+}
+
 /* How much of out goes into the open file: whole records up to size().  A
  * file that holds nothing of ours yet (nothing, or only a BOM) takes at
  * least one record, however large; otherwise a record that does not fit
@@ -571,7 +589,7 @@ _fit_rotation(FastFileSet *self, FastFileEntry *entry, gsize *end, gboolean just
     }
 
   guint64 size = st.st_size;
-  guint64 room = size < rotation->size ? rotation->size - size : 0;
+  guint64 room = _room(rotation, size);
   if (batch_buffer_len(out) <= room)
     return FIT_WRITE;
 
@@ -581,14 +599,11 @@ _fit_rotation(FastFileSet *self, FastFileEntry *entry, gsize *end, gboolean just
       *end = out->record_ends[records - 1];
       return FIT_WRITE;
     }
-  /* one record alone is larger than size(); after a rotation the new file
-   * takes one even if something else wrote into it first, so that rotations never loop */
-  if (size == 0 || entry->only_bom || just_rotated)
-    {
-      *end = out->record_ends[0];
-      return FIT_WRITE;
-    }
-  return _rotate(self, entry, time_reopen) ? FIT_ROTATED : FIT_FAILED;
+  /* not even the first record fits: it goes alone, or after a rotation */
+  FitResult fit = _oversized(self, entry, size, just_rotated, time_reopen);
+  if (fit == FIT_WRITE)
+    *end = out->record_ends[0];
+  return fit;
 }
 
 /* compression(): a member/frame of out's first `end` bytes that fits the
@@ -622,7 +637,7 @@ _compress_fit(FastFileSet *self, FastFileEntry *entry, gsize *end, gboolean just
     }
 
   guint64 size = st->st_size;
-  guint64 room = size < rotation->size ? rotation->size - size : 0;
+  guint64 room = _room(rotation, size);
   guint n = batch_buffer_records_in_prefix(out, *end);
   while (*member_len > room && n > 1)
     {
@@ -638,9 +653,9 @@ _compress_fit(FastFileSet *self, FastFileEntry *entry, gsize *end, gboolean just
           return FIT_FAILED;
         }
     }
-  if (*member_len <= room || size == 0 || entry->only_bom || just_rotated)
+  if (*member_len <= room)
     return FIT_WRITE;
-  return _rotate(self, entry, time_reopen) ? FIT_ROTATED : FIT_FAILED;
+  return _oversized(self, entry, size, just_rotated, time_reopen);
 }
 
 /* compression(): a member cut short by a failed write is cut off again while
