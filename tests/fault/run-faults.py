@@ -231,8 +231,35 @@ def decompressed_copy(kind, path, out, strict=True):
     return out
 
 
-def crash_compressed(row, w, kind):
-    """as crash(), the file written compressed: after the restart the stock reader reads it whole"""
+def tear_library(w):
+    """tests/fault/tear-write.c built for this run (cc is there wherever the module was built)"""
+    so = os.path.join(w, "tear-write.so")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tear-write.c")
+    subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O2", "-o", so, src], check=True)
+    return so
+
+
+def start_tearing(sng, w, path):
+    """start sng with tear-write.so: once w/armed exists, its next write to path is cut in half and the
+    process killed (a crash in the middle of a write)"""
+    env = {"LD_PRELOAD": tear_library(w), "FASTDEST_TEAR_PATH": os.path.realpath(path),
+           "FASTDEST_TEAR_ARMED": os.path.join(w, "armed")}
+    saved = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        sng.start()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def crash_compressed(row, w, kind, tear=False):
+    """as crash(), the file written compressed: after the restart the stock reader reads it whole.
+    tear: the process dies in the middle of writing a unit (tear-write.so) instead of being killed from
+    outside, which lands between writes: half a unit is left at the end, cut at the next open"""
     n = max(ARGS.crash_count // 4, 20000)
     batch = 1000
     dbuf = os.path.join(w, "dbuf")
@@ -242,16 +269,28 @@ def crash_compressed(row, w, kind):
                         "disk-buf-size(2000000000) mem-buf-size(163840)) throttle(%d)"
                         % (kind, batch, dbuf, ARGS.crash_throttle), src="log-iw-size(10000)")
     sng = fdharness.SyslogNg(cfg, workdir=w)
-    sng.start()
+    if tear:
+        start_tearing(sng, w, w + "/out.log")
+    else:
+        sng.start()
     sender = start_thread(send_chunked, os.path.join(w, "in.sock"), seq_lines(0, n))
     accepted = fdharness.wait_until(lambda: (sng.stat("src.unix-stream", "s_in", "processed") or 0) >= n, 600, 0.2)
     sender.join()
     row.check(accepted, "source did not take all %d messages" % n)
     before = ff_stat(sng, "written")
+    if tear:
+        open(os.path.join(w, "armed"), "w").close()
+        died = fdharness.wait_until(lambda: sng.proc.poll() is not None, 60, 0.05)
+        row.check(died and sng.proc.returncode == -signal.SIGKILL,
+                  "the armed write did not kill the process (exit %s)" % sng.proc.poll())
     sng.kill9()
     # what the killed instance left, read as far as the reader goes
     on_disk = fdharness.count_lines(decompressed_copy(kind, w + "/out.log", w + "/killed.txt", strict=False))
     row.check(0 < on_disk < n, "kill did not land mid-stream (%d of %d on disk)" % (on_disk, n))
+    if tear:
+        reader = {"gzip": "zcat", "zstd": "zstdcat"}[kind]
+        whole = subprocess.run([reader, w + "/out.log"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        row.check(whole.returncode != 0, "the killed instance left no torn unit (%s read the file whole)" % reader)
     sng2 = fdharness.SyslogNg(cfg.replace("throttle(%d)" % ARGS.crash_throttle, ""), workdir=w)
     sng2.start()
     try:
@@ -270,9 +309,12 @@ def crash_compressed(row, w, kind):
     seqs, torn = read_seqs(plain)
     fill_from_seqs(row, seqs, torn, n)
     row.max_dup = batch
-    row.note = ("%s: killed at %d written (stats) / %d lines readable; after restart the stock %s reads "
+    if tear:
+        row.check(cut, "the torn unit was not cut at open")
+    row.note = ("%s: %s at %d written (stats) / %d lines readable; after restart the stock %s reads "
                 "the file whole%s; dup allowance: one batch (%d)"
-                % (kind, before, on_disk, {"gzip": "zcat", "zstd": "zstdcat"}[kind],
+                % (kind, "died half way through a write" if tear else "killed", before, on_disk,
+                   {"gzip": "zcat", "zstd": "zstdcat"}[kind],
                    ", a torn unit was cut at open" if cut else " (the kill fell between writes)", batch))
 
 
@@ -284,6 +326,16 @@ def crash_zstd(row, w):
 @case("fast-file", "kill -9 mid-stream, compression(gzip), disk-buffer(reliable(yes)) + flow-control, restart")
 def crash_gzip(row, w):
     crash_compressed(row, w, "gzip")
+
+
+@case("fast-file", "killed half way through writing a zstd frame (compression(zstd)), restart")
+def crash_zstd_torn(row, w):
+    crash_compressed(row, w, "zstd", tear=True)
+
+
+@case("fast-file", "killed half way through writing a gzip member (compression(gzip)), restart")
+def crash_gzip_torn(row, w):
+    crash_compressed(row, w, "gzip", tear=True)
 
 
 def disk_full_rotation(row, w, compression):
