@@ -638,6 +638,16 @@ job_deliver(Job *job, const gchar *host, const gchar *text)
   job_run(job, JOB_DELIVER, make_msg(host, "p", text));
 }
 
+/* a message from host "h<number>", two digits */
+static void
+job_deliver_from_host(Job *job, gint number, const gchar *text)
+{
+  gchar host[16];
+
+  g_snprintf(host, sizeof(host), "h%02d", number);
+  job_deliver(job, host, text);
+}
+
 /* a delivery that may block: finished later with job_wait() */
 static void
 job_deliver_async(Job *job, LogMessage *msg)
@@ -930,22 +940,14 @@ test_direct_more_files_than_max_open_files_in_one_round(void)
 
   /* the first round leaves the last three open, h09 least recently used */
   for (gint i = 0; i < nfiles; i++)
-    {
-      gchar *host = g_strdup_printf("h%02d", i);
-      job_deliver(job, host, "first");
-      g_free(host);
-    }
+    job_deliver_from_host(job, i, "first");
   job_run(job, JOB_END, NULL);
   worker_writes(&rig);
 
   /* the second: opening h00 evicts h09, the next one waiting in the round */
   const gint order[] = { 0, 9, 1, 10, 2, 11, 3, 4, 5, 6, 7, 8 };
   for (gint i = 0; i < nfiles; i++)
-    {
-      gchar *host = g_strdup_printf("h%02d", order[i]);
-      job_deliver(job, host, "second");
-      g_free(host);
-    }
+    job_deliver_from_host(job, order[i], "second");
   job_run(job, JOB_END, NULL);
   /* one wake-up of the worker */
   worker_writes(&rig);
