@@ -387,10 +387,15 @@ _account_delivery(FastFileWorker *self, LogMessage *msg, const LogPathOptions *p
 /* Bytes formatted after which a delivering thread asks for a write before
  * its job ends: the writer works in parallel on what is ready, and fewer
  * messages are held at once (the memory they took is reused while it is
- * still in the cache).  Measured at 1,000-byte messages (one feeder, quiet
- * machine, 4 interleaved runs): only at the job's end 246k msg/s, 256 KiB
- * 265k, 64 KiB 264k. */
-#define FASTFILE_HANDOFF_BYTES (256 * 1024)
+ * still in the cache).  Sized for a core's L2 (512 KiB here): it holds the
+ * two batch buffers and the messages held for them.  valgrind's cache
+ * simulation of the reader thread (bench/run --callgrind, 2,000-byte
+ * messages) counts 69 L2 misses per message at 256 KiB, 42 at 64 KiB, 22 at
+ * 32 KiB (stock file() 93); measured, 64 KiB was 1.08x 256 KiB at 1,000 and
+ * 2,000 bytes and 1.13x at 300 (paired medians of 5 interleaved rounds, with
+ * less CPU per message), and 32 KiB no better than 64 KiB while the writer
+ * wakes twice as often. */
+#define FASTFILE_HANDOFF_BYTES (64 * 1024)
 
 /* a delivering thread's own formatter, made the first time it finds the lock taken */
 static FastFilePrepared *
