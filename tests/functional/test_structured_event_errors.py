@@ -68,7 +68,14 @@ class TestErrorsNameTheDestination(fdharness.TestCase):
                                  [b"<13>1 2023-11-14T22:13:20Z h .. 1 - - " + pairs.encode()] * 3)
             wanted = ["cannot connect to journald", "cannot connect to host()", "cannot write the CTF metadata",
                       "cannot open path()", "more fields than max-fields()"]
-            self.assertTrue(fdharness.wait_until(lambda: all(w in sng.output() for w in wanted), 10),
+
+            def named(out):
+                return {m.group(1) for m in re.finditer(r"structured-event\(\).*driver='(d_\w+?)(#\d+)?'", out)}
+
+            # each destination works on its own thread: wait for every one of them to have said something
+            # (d_f1 and d_f2 log the same two texts; one of them alone satisfies 'wanted')
+            self.assertTrue(fdharness.wait_until(lambda: all(w in sng.output() for w in wanted)
+                                                 and named(sng.output()) == set(declared), 10),
                             sng.output())
             out = sng.output()
         lines = [line for line in out.splitlines() if "structured-event()" in line]
