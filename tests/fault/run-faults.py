@@ -239,21 +239,11 @@ def tear_library(w):
     return so
 
 
-def start_tearing(sng, w, path):
-    """start sng with tear-write.so: once w/armed exists, its next write to path is cut in half and the
-    process killed (a crash in the middle of a write)"""
-    env = {"LD_PRELOAD": tear_library(w), "FASTDEST_TEAR_PATH": os.path.realpath(path),
-           "FASTDEST_TEAR_ARMED": os.path.join(w, "armed")}
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        sng.start()
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+def tearing_env(w, path):
+    """the environment that loads tear-write.so: once w/armed exists, the next write to path is cut in half
+    and the process killed (a crash in the middle of a write)"""
+    return {"LD_PRELOAD": tear_library(w), "FASTDEST_TEAR_PATH": os.path.realpath(path),
+            "FASTDEST_TEAR_ARMED": os.path.join(w, "armed")}
 
 
 def crash_compressed(row, w, kind, tear=False):
@@ -268,11 +258,8 @@ def crash_compressed(row, w, kind, tear=False):
                         "compression(%s) batch-lines(%d) disk-buffer(reliable(yes) dir(\"%s\") "
                         "disk-buf-size(2000000000) mem-buf-size(163840)) throttle(%d)"
                         % (kind, batch, dbuf, ARGS.crash_throttle), src="log-iw-size(10000)")
-    sng = fdharness.SyslogNg(cfg, workdir=w)
-    if tear:
-        start_tearing(sng, w, w + "/out.log")
-    else:
-        sng.start()
+    sng = fdharness.SyslogNg(cfg, workdir=w, env=tearing_env(w, w + "/out.log") if tear else None)
+    sng.start()
     sender = start_thread(send_chunked, os.path.join(w, "in.sock"), seq_lines(0, n))
     accepted = fdharness.wait_until(lambda: (sng.stat("src.unix-stream", "s_in", "processed") or 0) >= n, 600, 0.2)
     sender.join()

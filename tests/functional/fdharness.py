@@ -156,8 +156,10 @@ class SyslogNg:
     # raised nothing, kept (and its path printed) otherwise.
     """
 
-    def __init__(self, config, workdir=None, module_path=None, extra_args=()):
+    def __init__(self, config, workdir=None, module_path=None, extra_args=(), env=None):
         self.config = config
+        # set in the daemon's environment on top of this process's (an LD_PRELOAD, say)
+        self.env = dict(env or {})
         self._own_workdir = workdir is None
         self.workdir = workdir if workdir is not None else make_workdir()
         os.makedirs(self.workdir, exist_ok=True)
@@ -192,7 +194,7 @@ class SyslogNg:
         try:
             self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
                                          stdout=out, stderr=subprocess.STDOUT,
-                                         close_fds=True)
+                                         close_fds=True, env={**os.environ, **self.env})
         finally:
             out.close()
         self.pid = self.proc.pid

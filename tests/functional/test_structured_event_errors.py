@@ -35,6 +35,9 @@ log { source(s); parser(p_kv); destination(d_j1); destination(d_j2); destination
       destination(d_c); destination(d_f1); destination(d_f2); };
 """
 
+# an error or warning line's destination: its id (and worker) and the config location it was declared at
+NAMES_ITS_DESTINATION = re.compile(r"driver='(d_\w+?)(#\d+)?', location='([^']*)'")
+
 
 def closed_ports(n):
     """n distinct ports nobody listens on"""
@@ -70,7 +73,8 @@ class TestErrorsNameTheDestination(fdharness.TestCase):
                       "cannot open path()", "more fields than max-fields()"]
 
             def named(out):
-                return {m.group(1) for m in re.finditer(r"structured-event\(\).*driver='(d_\w+?)(#\d+)?'", out)}
+                found = (NAMES_ITS_DESTINATION.search(line) for line in out.splitlines() if "structured-event()" in line)
+                return {m.group(1) for m in found if m}
 
             # each destination works on its own thread: wait for every one of them to have said something
             # (d_f1 and d_f2 log the same two texts; one of them alone satisfies 'wanted')
@@ -81,7 +85,7 @@ class TestErrorsNameTheDestination(fdharness.TestCase):
         lines = [line for line in out.splitlines() if "structured-event()" in line]
         seen = set()
         for line in lines:
-            m = re.search(r"driver='(d_\w+?)(#\d+)?', location='([^']*)'", line)
+            m = NAMES_ITS_DESTINATION.search(line)
             self.assertTrue(m, "does not name its destination: " + line)
             driver, location = m.group(1), m.group(3)
             self.assertRegex(location, r"syslog-ng\.conf:%d:\d+$" % (declared[driver] + 1), line)
