@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+# Copyright (c) 2026 fastdest authors
+#
+# This program is free software; you can redistribute it and/or modify it
+# under the terms of the GNU General Public License as published by the Free
+# Software Foundation; either version 2 of the License, or (at your option)
+# any later version.
+#
+# This program is distributed in the hope that it will be useful, but WITHOUT
+# ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+# FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License for
+# more details.
+#
+# You should have received a copy of the GNU General Public License along
+# with this program; if not, see <https://www.gnu.org/licenses/>.
+"""bench/run's result files: a later run of the day never overwrites an
+earlier one's, and a run's .md, .png and raw .json share one name (runs
+renamed by hand had .md files linking to another run's chart)."""
+
+import datetime
+import importlib.machinery
+import importlib.util
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fdharness  # noqa: E402
+
+SRCDIR = Path(os.environ.get("FASTDEST_SRCDIR") or Path(__file__).resolve().parent.parent.parent)
+
+
+def load_bench():
+    loader = importlib.machinery.SourceFileLoader("bench_run", str(SRCDIR / "bench" / "run"))
+    spec = importlib.util.spec_from_loader("bench_run", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+class TestBenchResultNames(fdharness.TestCase):
+    def setUp(self):
+        self.bench = load_bench()
+        self.dir = Path(tempfile.mkdtemp(prefix="fdtest-bench-"))
+        self.addCleanup(shutil.rmtree, self.dir)
+        self.day = f"{datetime.date.today().isoformat()}-{platform.node() or 'host'}"
+
+    def test_later_runs_of_the_day_get_their_own_name(self):
+        self.bench.SYSLOG_NG_SERIES = "3.38"
+        first = self.bench.results_stem(self.dir)
+        self.assertEqual(first, self.day)
+        (self.dir / f"{first}.md").write_text("run 1")
+        second = self.bench.results_stem(self.dir)
+        self.assertEqual(second, f"{self.day}-2")
+        (self.dir / f"{second}.md").write_text("run 2")
+        self.assertEqual(self.bench.results_stem(self.dir), f"{self.day}-3")
+        self.assertEqual((self.dir / f"{first}.md").read_text(), "run 1")
+
+    def test_release_and_kind_are_in_the_name(self):
+        self.bench.SYSLOG_NG_SERIES = "4.8"
+        stem = self.bench.results_stem(self.dir, "callgrind")
+        self.assertEqual(stem, f"{self.day}-syslog-ng-4.8-callgrind")
+        (self.dir / f"{stem}.md").write_text("x")
+        self.assertEqual(self.bench.results_stem(self.dir, "callgrind"), f"{self.day}-syslog-ng-4.8-callgrind-2")
+        # another kind of run the same day starts its own count
+        self.assertEqual(self.bench.results_stem(self.dir), f"{self.day}-syslog-ng-4.8")
+
+
+if __name__ == "__main__":
+    fdharness.main()
