@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+# Copyright (c) 2026 fastdest authors
+#
+# This program is free software; you can redistribute it and/or modify it
+# under the terms of the GNU General Public License as published by the Free
+# Software Foundation; either version 2 of the License, or (at your option)
+# any later version.
+#
+# This program is distributed in the hope that it will be useful, but WITHOUT
+# ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+# FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License for
+# more details.
+#
+# You should have received a copy of the GNU General Public License along
+# with this program; if not, see <https://www.gnu.org/licenses/>.
+"""bench-hold(depth(N)), the bench's case (r): it must really hold every
+message's ack until N more have come, or (r) would measure a destination that
+acks at once (no destination) and call it the ceiling of one that acks after
+the write.  Stock syslog-ng's flow control shows it: a source whose window is
+smaller than the depth stops at the window, since no ack comes back."""
+
+import os
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fdharness  # noqa: E402
+
+BUILDDIR = os.environ.get("FASTDEST_BUILDDIR", "")
+WINDOW = 100
+SENT = 300
+
+
+def module_path():
+    extra = os.environ.get("FASTDEST_MODULE_PATH", "")
+    return fdharness.full_module_path(extra + ":" + os.path.join(BUILDDIR, "bench", "hold", ".libs"))
+
+
+def config(sock, depth):
+    return f"""
+options {{ stats-freq(0); }};
+source s_in {{ unix-stream("{sock}" max-connections(1) log-iw-size({WINDOW}) log-fetch-limit(10)); }};
+destination d_hold {{ bench-hold(depth({depth})); }};
+log {{ source(s_in); destination(d_hold); flags(flow-control); }};
+"""
+
+
+class TestBenchHold(fdharness.TestCase):
+    def received(self, sng):
+        return sng.stats().get("center;;received;a;processed", 0)
+
+    def run_with_depth(self, depth):
+        workdir = fdharness.make_workdir("fdtest-hold-")
+        sock = os.path.join(workdir, "in.sock")
+        sng = fdharness.SyslogNg(config(sock, depth), workdir=workdir, module_path=module_path())
+        with sng:
+            fdharness.send_lines(sock, [b"<13>Dec  2 04:30:00 host prog: message %d" % i for i in range(SENT)])
+            fdharness.wait_until(lambda: self.received(sng) >= SENT, timeout=5)
+            # what the source took does not move any more: it is either all, or stopped by its window
+            before = self.received(sng)
+            time.sleep(1)
+            return before, self.received(sng)
+
+    def test_the_window_stops_the_source_when_the_depth_is_larger(self):
+        before, after = self.run_with_depth(WINDOW + 50)
+        self.assertEqual(before, after)
+        self.assertEqual(after, WINDOW, "the source read past its window: bench-hold acked before depth(N) more came")
+
+    def test_every_message_goes_through_when_the_depth_fits_in_the_window(self):
+        _, after = self.run_with_depth(WINDOW // 2)
+        self.assertEqual(after, SENT)
+
+    def test_depth_must_be_positive(self):
+        rc, text = fdharness.check_config(config("/tmp/unused.sock", 0), module_path=module_path())
+        self.assertNotEqual(rc, 0)
+        self.assertIn("depth", text)
+
+
+if __name__ == "__main__":
+    unittest.main()
