@@ -88,24 +88,13 @@ _queue(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
 }
 
 static gboolean
-_nothing_after(LogPipe *s)
-{
-  for (LogPipe *p = s->pipe_next; p; p = p->pipe_next)
-    {
-      if (p->queue || (p->flags & ~fd_pipe_flags_path_only()))
-        return FALSE;
-    }
-  return TRUE;
-}
-
-static gboolean
 _init(LogPipe *s)
 {
   BenchHoldDriver *self = (BenchHoldDriver *) s;
 
   if (!log_dest_driver_init_method(s))
     return FALSE;
-  self->keep = _nothing_after(s) && !pipe_single_step_hook;
+  self->keep = fd_pipe_nothing_after(s) && !pipe_single_step_hook;
   if (!self->ring)
     self->ring = g_new0(BenchHeld, self->depth);
   return TRUE;

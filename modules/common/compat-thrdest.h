@@ -105,6 +105,22 @@ fd_pipe_flags_path_only(void)
 #endif
 }
 
+/* Whether a message forwarded after the pipe s is simply dropped: pipes with
+ * no queue() of their own and no flag that acts on a message (a
+ * destination's sequence ends in such a do-nothing pipe).  Then a
+ * destination may hold the caller's reference and ack instead of taking new
+ * ones and forwarding the caller's into nothing. */
+static inline gboolean
+fd_pipe_nothing_after(LogPipe *s)
+{
+  for (LogPipe *p = s->pipe_next; p; p = p->pipe_next)
+    {
+      if (p->queue || (p->flags & ~fd_pipe_flags_path_only()))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /*
  * 4.x's flags(seqnum), flags(no-seqnum), flags(seqnum-all),
  * flags(no-seqnum-all) (file()'s and every threaded destination's): which

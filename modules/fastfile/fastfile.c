@@ -303,22 +303,6 @@ _format_persist_name(const LogPipe *s)
   return persist_name;
 }
 
-/* Whether a message forwarded after the driver is simply dropped: pipes
- * with no queue() of their own and no flag that acts on a message (a
- * destination's sequence ends in such a do-nothing pipe).  Then the direct
- * path holds the caller's reference and ack instead of taking new ones and
- * forwarding the caller's into nothing. */
-static gboolean
-_nothing_after(LogPipe *s)
-{
-  for (LogPipe *p = s->pipe_next; p; p = p->pipe_next)
-    {
-      if (p->queue || (p->flags & ~fd_pipe_flags_path_only()))
-        return FALSE;
-    }
-  return TRUE;
-}
-
 void
 fastfile_dd_init_worker_options(FastFileDriver *self)
 {
@@ -356,7 +340,7 @@ fastfile_dd_init_worker_options(FastFileDriver *self)
   options->lane.line_ending = self->line_ending;
   options->lane.bom = self->bom;
   options->direct = TRUE;
-  options->keep_callers_ref = _nothing_after(&s->super.super.super);
+  options->keep_callers_ref = fd_pipe_nothing_after(&s->super.super.super);
   options->time_reap = self->time_reap;
   options->reopen_generation = &self->reopen_generation;
   options->reopen_lock = &self->reopen_lock;
