@@ -192,6 +192,45 @@ _check_reopen_locked(FastFileWorker *self)
     }
 }
 
+/* this thread, lock held: while a delivering thread writes, the files are
+ * its own (_write_here_locked()); wait until they are this thread's again */
+static void
+_wait_for_delivering_write_locked(FastFileWorker *self)
+{
+  self->direct.write_waiters++;
+  while (self->direct.writing)
+    g_cond_wait(&self->write_done, &self->lock);
+  self->direct.write_waiters--;
+}
+
+/* lock held: the fill buffers become the ones to write */
+static void
+_take_staged_locked(FastFileWorker *self)
+{
+  fastfile_lane_take(&self->lane);
+  /* a file whose last write is not finished keeps its fill until it is */
+  self->direct.handoff_requested = fastfile_set_has_filled(&self->lane.files);
+  self->direct.handoff_now = FALSE;
+  self->direct.staged_records = 0;
+}
+
+/* lock held on entry and on return, released while writing: meanwhile the
+ * files are the caller's alone (`writing`) */
+static void
+_write_outside_lock(FastFileWorker *self, gboolean force)
+{
+  self->direct.writing = TRUE;
+  self->direct.asked_while_writing = FALSE;
+  g_mutex_unlock(&self->lock);
+  fastfile_set_write_all(&self->lane.files, force, self->super.time_reopen);
+  fd_threaded_dest_worker_written_bytes_add(&self->super, self->lane.files.written_bytes);
+  self->lane.files.written_bytes = 0;
+  g_mutex_lock(&self->lock);
+  self->direct.writing = FALSE;
+  if (self->direct.write_waiters)
+    g_cond_broadcast(&self->write_done);
+}
+
 /* this thread, lock held on entry and on return: take what was staged (all
  * of it with force, else what a delivering thread asked for) and write it,
  * round after round while more is asked for.  Without force, files waiting
@@ -201,29 +240,28 @@ _write_rounds_locked(FastFileWorker *self, gboolean force)
 {
   LogThreadedDestDriver *owner = self->super.owner;
 
+  /* only a delivering thread can be writing when this thread comes here: it
+   * wakes this thread for what is left when it is done; a forced round (the
+   * last one, or the queued records') waits for it */
+  if (self->direct.writing)
+    {
+      if (!force)
+        {
+          self->direct.asked_while_writing = TRUE;
+          return;
+        }
+      _wait_for_delivering_write_locked(self);
+    }
   _check_reopen_locked(self);
   for (;;)
     {
       if (force || self->direct.handoff_requested)
-        {
-          fastfile_lane_take(&self->lane);
-          /* a file whose last write is not finished keeps its fill until it is */
-          self->direct.handoff_requested = fastfile_set_has_filled(&self->lane.files);
-          self->direct.handoff_now = FALSE;
-          self->direct.staged_records = 0;
-        }
+        _take_staged_locked(self);
       guint outgoing = fastfile_set_outgoing_count(&self->lane.files);
       if (outgoing == 0)
         break;
 
-      self->direct.writing = TRUE;
-      self->direct.asked_while_writing = FALSE;
-      g_mutex_unlock(&self->lock);
-      fastfile_set_write_all(&self->lane.files, force, self->super.time_reopen);
-      fd_threaded_dest_worker_written_bytes_add(&self->super, self->lane.files.written_bytes);
-      self->lane.files.written_bytes = 0;
-      g_mutex_lock(&self->lock);
-      self->direct.writing = FALSE;
+      _write_outside_lock(self, force);
       fastfile_lane_attribute(&self->lane, owner->retries_on_error_max);
 
       if (force)
@@ -257,8 +295,10 @@ _settle_after_write_locked(FastFileWorker *self)
       return;
     }
   _collect_and_settle_locked(self);
-  /* entries whose last record went just now: only this thread frees them */
-  fastfile_set_forget_idle(&self->lane.files);
+  /* entries whose last record went just now: only the thread that has the
+   * files frees them (a delivering thread that writes meanwhile does) */
+  if (!self->direct.writing)
+    fastfile_set_forget_idle(&self->lane.files);
 }
 
 static gboolean
@@ -333,6 +373,39 @@ _request_handoff_locked(FastFileWorker *self, gboolean now)
   return TRUE;
 }
 
+/* A delivering thread, lock held on entry and on return: write what is
+ * staged, here, as syslog-ng's file() writes on the thread that formatted
+ * the lines, instead of waking this worker's thread for it.  That saves the
+ * wake-up, the hand-over of the bytes and of the records between two CPUs,
+ * and the held messages are acked and freed right after their write, while
+ * they are still in this CPU's cache.  Not while another thread writes, nor
+ * while a file waits for its retry (this worker's thread keeps the timers).
+ * FALSE when something is left for this worker's thread: a retry, or a
+ * write asked for meanwhile. */
+static gboolean
+_write_here_locked(FastFileWorker *self)
+{
+  gboolean left = FALSE;
+
+  if (self->direct.writing || fastfile_set_next_retry(&self->lane.files))
+    return FALSE;
+
+  _check_reopen_locked(self);
+  _take_staged_locked(self);
+  if (fastfile_set_outgoing_count(&self->lane.files) > 0)
+    {
+      _write_outside_lock(self, FALSE);
+      fastfile_lane_attribute(&self->lane, self->super.owner->retries_on_error_max);
+      /* a reopen asked for while this thread wrote */
+      _check_reopen_locked(self);
+      left = fastfile_set_outgoing_count(&self->lane.files) > 0 || fastfile_set_next_retry(&self->lane.files);
+    }
+  _collect_and_settle_locked(self);
+  if (!self->direct.writing)
+    fastfile_set_forget_idle(&self->lane.files);
+  return !left && !self->direct.asked_while_writing && !self->direct.handoff_requested;
+}
+
 /* the end of a main loop job that staged records here: have them written */
 static gpointer
 _job_done(gpointer user_data)
@@ -344,7 +417,9 @@ _job_done(gpointer user_data)
   g_mutex_lock(&self->lock);
   self->direct.job_registered[thread_id] = FALSE;
   self->direct.active_jobs--;
-  if (self->direct.staged_records)
+  /* batch-timeout() lets a batch wait for more: this worker's thread keeps its timer */
+  if (self->direct.staged_records
+      && !(self->direct.accepting && self->super.owner->batch_timeout <= 0 && _write_here_locked(self)))
     post = _request_handoff_locked(self, FALSE);
   if (self->direct.settle_ready || self->direct.active_jobs == 0)
     _collect_and_settle_locked(self);
@@ -384,8 +459,8 @@ _account_delivery(FastFileWorker *self, LogMessage *msg, const LogPathOptions *p
   log_dest_driver_queue_method(_driver_pipe(self), msg, path_options);
 }
 
-/* Bytes formatted after which a delivering thread asks for a write before
- * its job ends: the writer works in parallel on what is ready, and fewer
+/* Bytes formatted after which a delivering thread writes them (or, while
+ * another thread writes, asks for their write) before its job ends: fewer
  * messages are held at once (the memory they took is reused while it is
  * still in the cache).  Sized for a core's L2 (512 KiB here): it holds the
  * two batch buffers and the messages held for them.  valgrind's cache
@@ -481,8 +556,9 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
     {
       if (self->direct.staged_records++ == 0)
         self->direct.first_staged = g_get_monotonic_time();
-      if (!in_job || staged.buffer_full || self->direct.staged_records >= (guint) owner->batch_lines
-          || self->lane.staged_bytes >= FASTFILE_HANDOFF_BYTES)
+      if ((!in_job || staged.buffer_full || self->direct.staged_records >= (guint) owner->batch_lines
+           || self->lane.staged_bytes >= FASTFILE_HANDOFF_BYTES)
+          && !(in_job && _write_here_locked(self)))
         post = _request_handoff_locked(self, in_job);
     }
   else
@@ -645,6 +721,8 @@ _disconnect(LogThreadedDestWorker *s)
 
   /* after an error, reopen (the file may have been removed or fixed); keep the buffered bytes */
   g_mutex_lock(&self->lock);
+  if (self->direct.writing)
+    _wait_for_delivering_write_locked(self);
   fastfile_set_close_all(&self->lane.files);
   g_mutex_unlock(&self->lock);
 }
@@ -657,7 +735,9 @@ _reopen_event_cb(void *cookie)
   FastFileWorker *self = cookie;
 
   g_mutex_lock(&self->lock);
-  _check_reopen_locked(self);
+  /* a delivering thread that writes looks at it when its write ends */
+  if (!self->direct.writing)
+    _check_reopen_locked(self);
   g_mutex_unlock(&self->lock);
 }
 
@@ -676,7 +756,9 @@ _reap_timer_cb(void *cookie)
   FastFileWorker *self = cookie;
 
   g_mutex_lock(&self->lock);
-  fastfile_set_reap(&self->lane.files, self->options->time_reap);
+  /* not while a delivering thread has the files: next time */
+  if (!self->direct.writing)
+    fastfile_set_reap(&self->lane.files, self->options->time_reap);
   g_mutex_unlock(&self->lock);
   iv_validate_now();
   self->reap_timer.expires = iv_now;
@@ -861,6 +943,7 @@ _free(LogThreadedDestWorker *s)
 
   for (gint i = 0; i < MAIN_LOOP_MAX_WORKER_THREADS; i++)
     fastfile_prepared_free(self->prepared[i]);
+  g_cond_clear(&self->write_done);
   g_mutex_clear(&self->lock);
   log_threaded_dest_worker_free_method(s);
 }
@@ -881,6 +964,7 @@ fastfile_worker_new(LogThreadedDestDriver *owner, gint worker_index, const FastF
   self->options = options;
   /* delivering threads take it as soon as the driver is up, before this worker's thread runs */
   g_mutex_init(&self->lock);
+  g_cond_init(&self->write_done);
 
   for (gint i = 0; i < MAIN_LOOP_MAX_WORKER_THREADS; i++)
     {

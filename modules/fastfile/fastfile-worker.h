@@ -58,6 +58,7 @@ typedef struct _FastFileWorker
   const FastFileWorkerOptions *options;
   /* guards the lane and `direct`: taken by delivering threads and by this thread */
   GMutex lock;
+  GCond write_done;                  /* a delivering thread's write ended (write_waiters) */
   FastFileLane lane;
   gboolean lane_ready;
 
@@ -71,8 +72,9 @@ typedef struct _FastFileWorker
     gboolean accepting;              /* the worker runs and the driver takes the direct path */
     gboolean handoff_requested;      /* a delivering thread asked for the fill buffers to be written */
     gboolean handoff_now;            /* ... without waiting for batch-timeout() (a batch is full) */
-    gboolean writing;                /* this thread writes outside the lock */
+    gboolean writing;                /* a thread writes outside the lock: it alone touches the files */
     gboolean asked_while_writing;    /* a handoff was asked for meanwhile: go on without a wakeup */
+    guint write_waiters;             /* this thread waits for a delivering thread's write to end */
     gboolean wakeup_posted;
     gboolean settle_ready;           /* settled records wait for a delivering thread to collect them */
     guint active_jobs;               /* main loop jobs with a batch callback registered here */

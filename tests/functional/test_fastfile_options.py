@@ -28,7 +28,78 @@ def written(sng):
     return sng.stat("dst.fast-file", "d_fast", "written") or 0
 
 
+def thread_cpu_and_written_bytes(pid):
+    """per thread of pid: (CPU ticks, bytes passed to write-family calls)"""
+    threads = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        with open("/proc/%d/task/%s/io" % (pid, tid)) as f:
+            io = dict(line.split(": ") for line in f.read().splitlines())
+        # utime and stime are the 14th and 15th fields of stat; the 3rd here
+        threads[int(tid)] = (int(fields[11]) + int(fields[12]), int(io["wchar"]))
+    return threads
+
+
 class TestOptions(fdharness.TestCase):
+    @fdharness.skip_unless_root
+    def test_the_delivering_thread_writes_its_own_batches(self):
+        """While the worker's thread is idle, the thread that formats the lines
+        writes them itself, as file() does on its thread: no wake-up and no
+        hand-over of the lines between CPUs.  The source's reader is the thread
+        that used the most CPU (it parses every message); at least 90% of the
+        file's bytes went through its write() calls, not the worker's."""
+        w = self.workdir()
+        n = 50000
+        cfg = config(w, 'fast-file("%s/out.log" template("${MSG}\\n"));' % w, "log-fetch-limit(100)")
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, n, pad=200))
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
+            threads = thread_cpu_and_written_bytes(sng.pid)
+        size = os.path.getsize(os.path.join(w, "out.log"))
+        reader = max(threads, key=lambda tid: threads[tid][0])
+        self.assertGreaterEqual(threads[reader][1], 0.9 * size,
+                                "the reader thread %d wrote %d of the file's %d bytes; per thread (CPU ticks, "
+                                "bytes written): %s" % (reader, threads[reader][1], size, threads))
+        seqs, torn = read_seqs(os.path.join(w, "out.log"))
+        self.assertEqual((seqs, torn), (list(range(n)), []))
+
+    def test_reopen_and_reap_while_the_reader_writes(self):
+        """syslog-ng-ctl reopen after each rotation, and time-reap(1) closing
+        the file of a program gone quiet, while the source's thread writes its
+        batches: every line once, in its file, none torn."""
+        w = self.workdir()
+        n = 60000
+        lines = [("<13>Nov 30 05:00:00 host prog%d[1]: seq=%08d %s" % (0 if i < 2000 else 1 + i % 2, i, "x" * 150))
+                 .encode() for i in range(n)]
+        cfg = config(w, 'fast-file("%s/out-${PROGRAM}.log" template("${MSG}\\n") time-reap(1));' % w,
+                     "flags(expect-hostname) log-fetch-limit(100)")
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            # prog0 only at first: its file goes quiet and is reaped while the others are written
+            fdharness.send_lines(os.path.join(w, "in.sock"), lines[:2000])
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == 2000, 30), written(sng))
+            self.assertEqual(fdharness.open_fds_under(sng.pid, os.path.join(w, "out-prog0.log")), 1)
+            # 20 bursts over about two seconds (time-reap(1) looks every second); each rotation and
+            # reopen comes while the tail of a burst is still being written
+            rotations = 0
+            for start in range(2000, n, 2900):
+                fdharness.send_lines(os.path.join(w, "in.sock"), lines[start:start + 2900])
+                path = os.path.join(w, "out-prog1.log")
+                if os.path.exists(path):
+                    os.rename(path, os.path.join(w, "moved-%d.log" % rotations))
+                    rotations += 1
+                sng.reopen()
+                time.sleep(0.1)
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
+            self.assertTrue(fdharness.wait_until(
+                lambda: fdharness.open_fds_under(sng.pid, os.path.join(w, "out-prog0.log")) == 0, 10),
+                "time-reap(1) did not close the quiet program's file")
+        files = [os.path.join(w, f) for f in sorted(os.listdir(w)) if f.endswith(".log")]
+        seqs, torn = read_seqs(*files)
+        self.assertEqual(torn, [])
+        self.assertEqual(sorted(seqs), list(range(n)))
+        self.assertGreaterEqual(rotations, 10)
+
     def test_workers_two_never_interleave_inside_a_line(self):
         w = self.workdir()
         n = 40000

@@ -682,7 +682,8 @@ assert_file(const gchar *path, const gchar *expected)
   g_free(contents);
 }
 
-/* formatted by the delivering thread, written when its job ends, acked only then */
+/* formatted by the delivering thread, written by it when its job ends (the
+ * worker's thread is idle), acked only then */
 static void
 test_direct_written_at_job_end_and_acked_after(void)
 {
@@ -701,14 +702,13 @@ test_direct_written_at_job_end_and_acked_after(void)
   /* staged, not queued: the LogQueue never sees them */
   CU_ASSERT_EQUAL(log_queue_get_length(rig.queue), 0);
   CU_ASSERT_EQUAL(fastfile_lane_pending(&((FastFileWorker *) rig.worker)->lane), 5);
-  job_run(job, JOB_END, NULL);
   CU_ASSERT_FALSE(g_file_test(path, G_FILE_TEST_EXISTS));
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 0);
-
-  worker_writes(&rig);
+  last_ack_thread = NULL;
+  job_run(job, JOB_END, NULL);
   assert_file(path, "d0\nd1\nd2\nd3\nd4\n");
-  /* no job at work: the writer acked them */
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 5);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, job->thread);
   CU_ASSERT_EQUAL(fastfile_lane_pending(&((FastFileWorker *) rig.worker)->lane), 0);
   CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->lane.files.write_syscalls, 1);
 
@@ -717,8 +717,8 @@ test_direct_written_at_job_end_and_acked_after(void)
   g_free(path);
 }
 
-/* while a job is at work, the records written are acked (and freed) by it,
- * the thread that made them, not by the writer */
+/* a full batch (batch-lines() here) is written by the delivering thread in
+ * the middle of its job, and its records acked (and freed) by it at once */
 static void
 test_direct_acked_by_the_delivering_thread(void)
 {
@@ -728,28 +728,58 @@ test_direct_acked_by_the_delivering_thread(void)
   rig_start(&rig);
   Job *job = job_start(&rig);
   acked = 0;
+  last_ack_thread = NULL;
 
-  for (gint i = 0; i < 6; i++)
+  for (gint i = 0; i < 4; i++)
     job_deliver(job, "h", "x");
-  /* four asked for a write; the job goes on */
-  worker_writes(&rig);
-  assert_file(path, "x\nx\nx\nx\nx\nx\n");
-  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 0);
+  assert_file(path, "x\nx\nx\nx\n");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 4);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, job->thread);
 
-  /* a couple per message delivered, so that a message is freed for each one made */
-  last_ack_thread = NULL;
+  /* the job goes on: staged until it ends */
   job_deliver(job, "h", "y");
-  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 2);
-  CU_ASSERT_PTR_EQUAL(last_ack_thread, job->thread);
-  /* the rest when the job ends */
-  last_ack_thread = NULL;
+  job_deliver(job, "h", "y");
+  assert_file(path, "x\nx\nx\nx\n");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 4);
   job_run(job, JOB_END, NULL);
+  assert_file(path, "x\nx\nx\nx\ny\ny\n");
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 6);
-  CU_ASSERT_PTR_EQUAL(last_ack_thread, job->thread);
+  CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->lane.files.write_syscalls, 2);
+  job_stop(job);
+  rig_free(&rig);
+  g_free(path);
+}
 
+/* while another thread writes (the worker's, here), a delivering thread
+ * leaves its batch to it instead of waiting: the writer takes it when done */
+static void
+test_direct_handed_over_while_another_writes(void)
+{
+  gchar *path = tmp_path("direct-handover.log");
+  Rig rig = rig_new(path, "${MSG}\n");
+  rig_start(&rig);
+  FastFileWorker *worker = (FastFileWorker *) rig.worker;
+  Job *job = job_start(&rig);
+  acked = 0;
+
+  job_deliver(job, "h", "a");
+  g_mutex_lock(&worker->lock);
+  worker->direct.writing = TRUE;
+  g_mutex_unlock(&worker->lock);
+  job_run(job, JOB_END, NULL);
+  CU_ASSERT_FALSE(g_file_test(path, G_FILE_TEST_EXISTS));
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 0);
+  CU_ASSERT_TRUE(worker->direct.asked_while_writing);
+
+  g_mutex_lock(&worker->lock);
+  worker->direct.writing = FALSE;
+  g_mutex_unlock(&worker->lock);
+  last_ack_thread = NULL;
   worker_writes(&rig);
-  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 7);
-  assert_file(path, "x\nx\nx\nx\nx\nx\ny\n");
+  assert_file(path, "a\n");
+  /* no job at work: the writer acked it */
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 1);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, g_thread_self());
   job_stop(job);
   rig_free(&rig);
   g_free(path);
@@ -782,10 +812,9 @@ test_direct_forwards_to_the_next_driver(void)
   job_deliver(job, "h", "n0");
   job_deliver(job, "h", "n1");
   CU_ASSERT_EQUAL(forwarded, 2);
-  job_run(job, JOB_END, NULL);
   /* the next driver let go of its ack: only fast-file()'s is outstanding */
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 0);
-  worker_writes(&rig);
+  job_run(job, JOB_END, NULL);
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 2);
   assert_file(path, "n0\nn1\n");
 
@@ -866,9 +895,8 @@ test_direct_failing_file_holds_only_its_own(void)
   job_deliver(job, "/dev/full", "f1");
   job_deliver(job, good, "g2");
   job_deliver(job, good, "g3");
+  /* the first attempt, by the delivering thread */
   job_run(job, JOB_END, NULL);
-
-  worker_writes(&rig);
   assert_file(good, "g0\ng2\ng3\n");
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 3);
 
@@ -1009,6 +1037,14 @@ _pop_text(LogQueue *queue)
   return text;
 }
 
+static Job *limited_job;
+
+static void
+end_limited_job(Rig *rig)
+{
+  job_run(limited_job, JOB_END, NULL);
+}
+
 static void
 _torn_write_then_deinit(const gchar *name, gboolean another_writer, const gchar *expected)
 {
@@ -1022,9 +1058,9 @@ _torn_write_then_deinit(const gchar *name, gboolean another_writer, const gchar 
   job_deliver(job, "h", "aaaaaaaaa");
   job_deliver(job, "h", "bbbbbbbbb");
   job_deliver(job, "h", "ccccccccc");
-  job_run(job, JOB_END, NULL);
-  /* 15 of the 30 bytes fit: aaaaaaaaa, a newline and bbbbb */
-  _fsize_limited(&rig, 15, worker_writes);
+  /* written as the job ends: 15 of the 30 bytes fit (aaaaaaaaa, a newline and bbbbb) */
+  limited_job = job;
+  _fsize_limited(&rig, 15, end_limited_job);
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 1);
   if (another_writer)
     {
@@ -1197,6 +1233,7 @@ static CU_TestInfo worker_tests[] =
   { "a drained batch is rewound whole", test_drained_batch_is_rewound_whole },
   { "direct: written at job end, acked after", test_direct_written_at_job_end_and_acked_after },
   { "direct: acked by the delivering thread", test_direct_acked_by_the_delivering_thread },
+  { "direct: handed over while another writes", test_direct_handed_over_while_another_writes },
   { "direct: forwards to the next driver", test_direct_forwards_to_the_next_driver },
   { "direct: formatted while the lock is taken", test_direct_formatted_while_the_lock_is_taken },
   { "direct: a failing file holds only its own", test_direct_failing_file_holds_only_its_own },
