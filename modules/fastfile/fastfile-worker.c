@@ -385,9 +385,14 @@ _request_handoff_locked(FastFileWorker *self, gboolean now)
 static gboolean
 _write_here_locked(FastFileWorker *self)
 {
+  const FastFileSetOptions *files = &self->options->lane.files;
   gboolean left = FALSE;
 
   if (self->direct.writing || fastfile_set_next_retry(&self->lane.files))
+    return FALSE;
+  /* compression() and fsync() cost far more than the copy into the page
+   * cache: this worker's thread does those beside the delivering threads */
+  if (files->fsync || (files->compression && files->compression->type != BATCH_COMPRESSION_NONE))
     return FALSE;
 
   _check_reopen_locked(self);

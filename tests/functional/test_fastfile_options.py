@@ -64,6 +64,25 @@ class TestOptions(fdharness.TestCase):
         seqs, torn = read_seqs(os.path.join(w, "out.log"))
         self.assertEqual((seqs, torn), (list(range(n)), []))
 
+    @fdharness.skip_unless_root
+    def test_compression_is_left_to_the_worker_thread(self):
+        """compression() costs CPU per byte: the worker's thread compresses and
+        writes beside the source's reader, which passes it nearly nothing."""
+        w = self.workdir()
+        n = 50000
+        cfg = config(w, 'fast-file("%s/out.log.zst" template("${MSG}\\n") compression(zstd));' % w,
+                     "log-fetch-limit(100)")
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, n, pad=200))
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
+            threads = thread_cpu_and_written_bytes(sng.pid)
+        size = os.path.getsize(os.path.join(w, "out.log.zst"))
+        reader = max(threads, key=lambda tid: threads[tid][0])
+        self.assertLess(threads[reader][1], 0.1 * size,
+                        "the reader thread %d wrote %d of the file's %d bytes; per thread (CPU ticks, bytes "
+                        "written): %s" % (reader, threads[reader][1], size, threads))
+        self.assertGreaterEqual(max(written for _, written in threads.values()), size)
+
     def test_reopen_and_reap_while_the_reader_writes(self):
         """syslog-ng-ctl reopen after each rotation, and time-reap(1) closing
         the file of a program gone quiet, while the source's thread writes its
