@@ -29,11 +29,13 @@
  * The direct path (a memory queue and no throttle()): the thread that
  * delivers a message formats it into the lane right away (the driver's
  * queue()), holding the message until its bytes are on disk; at the end of
- * its batch of work (syslog-ng's batch callback) it asks this thread to
- * write.  This thread only writes; the delivering threads then acknowledge
- * and release what was written, so a message is freed by the thread that
- * made it.  Nothing is queued in the LogQueue, and nothing is acknowledged
- * before its bytes are written.
+ * its batch of work (syslog-ng's batch callback), or when a batch is full,
+ * it writes the batch itself and then acknowledges and releases what was
+ * written, so a message is freed by the thread that made it.  This thread
+ * writes only what is handed to it while another thread writes, what waits
+ * for a retry (it keeps the timers), batch-timeout() batches, and every
+ * batch with compression() or fsync().  Nothing is queued in the LogQueue,
+ * and nothing is acknowledged before its bytes are written.
  *
  * Queued records: with disk-buffer() or throttle(), and for what a reload
  * left in the queue, messages come through the LogQueue as with any threaded
