@@ -193,7 +193,8 @@ _check_reopen_locked(FastFileWorker *self)
 }
 
 /* this thread, lock held: while a delivering thread writes, the files are
- * its own (_write_here_locked()); wait until they are this thread's again */
+ * its own (_write_here_locked()); wait until they are this thread's again
+ * (at once when nobody writes) */
 static void
 _wait_for_delivering_write_locked(FastFileWorker *self)
 {
@@ -281,6 +282,17 @@ _write_rounds_locked(FastFileWorker *self, gboolean force)
     iv_timer_unregister(&self->retry_timer);
 }
 
+/* lock held: ack the held records settled, then forget the entries whose
+ * last record went just now: only the thread that has the files frees them
+ * (a delivering thread that writes meanwhile does) */
+static void
+_settle_and_forget_locked(FastFileWorker *self)
+{
+  _collect_and_settle_locked(self);
+  if (!self->direct.writing)
+    fastfile_set_forget_idle(&self->lane.files);
+}
+
 /* this thread: the held records written are acked by the delivering thread
  * that comes next (it made them: it frees them best), or here when none is
  * at work to come by */
@@ -294,11 +306,7 @@ _settle_after_write_locked(FastFileWorker *self)
       self->direct.settle_ready = TRUE;
       return;
     }
-  _collect_and_settle_locked(self);
-  /* entries whose last record went just now: only the thread that has the
-   * files frees them (a delivering thread that writes meanwhile does) */
-  if (!self->direct.writing)
-    fastfile_set_forget_idle(&self->lane.files);
+  _settle_and_forget_locked(self);
 }
 
 static gboolean
@@ -405,9 +413,7 @@ _write_here_locked(FastFileWorker *self)
       _check_reopen_locked(self);
       left = fastfile_set_outgoing_count(&self->lane.files) > 0 || fastfile_set_next_retry(&self->lane.files);
     }
-  _collect_and_settle_locked(self);
-  if (!self->direct.writing)
-    fastfile_set_forget_idle(&self->lane.files);
+  _settle_and_forget_locked(self);
   return !left && !self->direct.asked_while_writing && !self->direct.handoff_requested;
 }
 
@@ -726,8 +732,7 @@ _disconnect(LogThreadedDestWorker *s)
 
   /* after an error, reopen (the file may have been removed or fixed); keep the buffered bytes */
   g_mutex_lock(&self->lock);
-  if (self->direct.writing)
-    _wait_for_delivering_write_locked(self);
+  _wait_for_delivering_write_locked(self);
   fastfile_set_close_all(&self->lane.files);
   g_mutex_unlock(&self->lock);
 }

@@ -42,6 +42,20 @@ def thread_cpu_and_written_bytes(pid):
 
 
 class TestOptions(fdharness.TestCase):
+    def write_and_measure_threads(self, dest, out):
+        """50,000 lines through dest, fetched 100 at a time; (per thread (CPU
+        ticks, bytes written), the thread that used the most CPU (the source's
+        reader: it parses every message), the size of out)"""
+        w = self.workdir()
+        n = 50000
+        cfg = config(w, dest % w, "log-fetch-limit(100)")
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, n, pad=200))
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
+            threads = thread_cpu_and_written_bytes(sng.pid)
+        reader = max(threads, key=lambda tid: threads[tid][0])
+        return threads, reader, os.path.join(w, out)
+
     @fdharness.skip_unless_root
     def test_the_delivering_thread_writes_its_own_batches(self):
         """While the worker's thread is idle, the thread that formats the lines
@@ -49,35 +63,22 @@ class TestOptions(fdharness.TestCase):
         hand-over of the lines between CPUs.  The source's reader is the thread
         that used the most CPU (it parses every message); at least 90% of the
         file's bytes went through its write() calls, not the worker's."""
-        w = self.workdir()
-        n = 50000
-        cfg = config(w, 'fast-file("%s/out.log" template("${MSG}\\n"));' % w, "log-fetch-limit(100)")
-        with fdharness.SyslogNg(cfg, workdir=w) as sng:
-            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, n, pad=200))
-            self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
-            threads = thread_cpu_and_written_bytes(sng.pid)
-        size = os.path.getsize(os.path.join(w, "out.log"))
-        reader = max(threads, key=lambda tid: threads[tid][0])
+        threads, reader, out = self.write_and_measure_threads('fast-file("%s/out.log" template("${MSG}\\n"));',
+                                                              "out.log")
+        size = os.path.getsize(out)
         self.assertGreaterEqual(threads[reader][1], 0.9 * size,
                                 "the reader thread %d wrote %d of the file's %d bytes; per thread (CPU ticks, "
                                 "bytes written): %s" % (reader, threads[reader][1], size, threads))
-        seqs, torn = read_seqs(os.path.join(w, "out.log"))
-        self.assertEqual((seqs, torn), (list(range(n)), []))
+        seqs, torn = read_seqs(out)
+        self.assertEqual((seqs, torn), (list(range(50000)), []))
 
     @fdharness.skip_unless_root
     def test_compression_is_left_to_the_worker_thread(self):
         """compression() costs CPU per byte: the worker's thread compresses and
         writes beside the source's reader, which passes it nearly nothing."""
-        w = self.workdir()
-        n = 50000
-        cfg = config(w, 'fast-file("%s/out.log.zst" template("${MSG}\\n") compression(zstd));' % w,
-                     "log-fetch-limit(100)")
-        with fdharness.SyslogNg(cfg, workdir=w) as sng:
-            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, n, pad=200))
-            self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
-            threads = thread_cpu_and_written_bytes(sng.pid)
-        size = os.path.getsize(os.path.join(w, "out.log.zst"))
-        reader = max(threads, key=lambda tid: threads[tid][0])
+        threads, reader, out = self.write_and_measure_threads(
+            'fast-file("%s/out.log.zst" template("${MSG}\\n") compression(zstd));', "out.log.zst")
+        size = os.path.getsize(out)
         self.assertLess(threads[reader][1], 0.1 * size,
                         "the reader thread %d wrote %d of the file's %d bytes; per thread (CPU ticks, bytes "
                         "written): %s" % (reader, threads[reader][1], size, threads))
