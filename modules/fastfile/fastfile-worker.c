@@ -381,22 +381,37 @@ _request_handoff_locked(FastFileWorker *self, gboolean now)
   return TRUE;
 }
 
+/* Lines at least this long on average are written by this worker's thread
+ * while a single delivering thread is at work, beside it on another CPU:
+ * the copy into the page cache grows with the bytes and then costs more
+ * than handing the lines over.  Measured on the 2-CPU bench machine, one
+ * connection, this worker's thread writing against the delivering thread
+ * writing (paired interleaved rounds): 0.98x at 100-byte messages, ~1.04x
+ * at 200, 1.04x-1.23x at 300, 1.2x-1.5x at 1000, ~1.2x at 2000.  With two
+ * or more delivering threads at work the CPUs are busy delivering; a third
+ * thread would only take CPU from them (4 connections at 1000 bytes:
+ * 0.75x-0.97x into one file). */
+#define FASTFILE_WRITE_HERE_MAX_LINE 256
+
 /* A delivering thread, lock held on entry and on return: write what is
  * staged, here, as syslog-ng's file() writes on the thread that formatted
  * the lines, instead of waking this worker's thread for it.  That saves the
  * wake-up, the hand-over of the bytes and of the records between two CPUs,
  * and the held messages are acked and freed right after their write, while
  * they are still in this CPU's cache.  Not while another thread writes, nor
- * while a file waits for its retry (this worker's thread keeps the timers).
- * FALSE when something is left for this worker's thread: a retry, or a
- * write asked for meanwhile. */
+ * while a file waits for its retry (this worker's thread keeps the timers),
+ * nor long lines while no other delivering thread is at work (`alone`,
+ * above).  FALSE when something is left for this worker's thread: a retry,
+ * a write asked for meanwhile, or the lines themselves. */
 static gboolean
-_write_here_locked(FastFileWorker *self)
+_write_here_locked(FastFileWorker *self, gboolean alone)
 {
   const FastFileSetOptions *files = &self->options->lane.files;
   gboolean left = FALSE;
 
   if (self->direct.writing || fastfile_set_next_retry(&self->lane.files))
+    return FALSE;
+  if (alone && self->lane.staged_bytes >= (gsize) self->direct.staged_records * FASTFILE_WRITE_HERE_MAX_LINE)
     return FALSE;
   /* compression() and fsync() cost far more than the copy into the page
    * cache: this worker's thread does those beside the delivering threads */
@@ -430,7 +445,8 @@ _job_done(gpointer user_data)
   self->direct.active_jobs--;
   /* batch-timeout() lets a batch wait for more: this worker's thread keeps its timer */
   if (self->direct.staged_records
-      && !(self->direct.accepting && self->super.owner->batch_timeout <= 0 && _write_here_locked(self)))
+      && !(self->direct.accepting && self->super.owner->batch_timeout <= 0
+           && _write_here_locked(self, self->direct.active_jobs == 0)))
     post = _request_handoff_locked(self, FALSE);
   if (self->direct.settle_ready || self->direct.active_jobs == 0)
     _collect_and_settle_locked(self);
@@ -482,6 +498,13 @@ _account_delivery(FastFileWorker *self, LogMessage *msg, const LogPathOptions *p
  * less CPU per message), and 32 KiB no better than 64 KiB while the writer
  * wakes twice as often. */
 #define FASTFILE_HANDOFF_BYTES (64 * 1024)
+
+/* lock held: no delivering thread but the caller's (in a job) is at work here */
+static gboolean
+_alone_locked(FastFileWorker *self, gint thread_id)
+{
+  return self->direct.active_jobs - (self->direct.job_registered[thread_id] ? 1 : 0) == 0;
+}
 
 /* a delivering thread's own formatter, made the first time it finds the lock taken */
 static FastFilePrepared *
@@ -569,7 +592,7 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
         self->direct.first_staged = g_get_monotonic_time();
       if ((!in_job || staged.buffer_full || self->direct.staged_records >= (guint) owner->batch_lines
            || self->lane.staged_bytes >= FASTFILE_HANDOFF_BYTES)
-          && !(in_job && _write_here_locked(self)))
+          && !(in_job && _write_here_locked(self, _alone_locked(self, thread_id))))
         post = _request_handoff_locked(self, in_job);
     }
   else

@@ -42,15 +42,16 @@ def thread_cpu_and_written_bytes(pid):
 
 
 class TestOptions(fdharness.TestCase):
-    def write_and_measure_threads(self, dest, out):
-        """50,000 lines through dest, fetched 100 at a time; (per thread (CPU
-        ticks, bytes written), the thread that used the most CPU (the source's
-        reader: it parses every message), the size of out)"""
+    def write_and_measure_threads(self, dest, out, pad=100):
+        """50,000 lines (of pad + 13 bytes of ${MSG}) through dest, fetched 100
+        at a time, over one connection; (per thread (CPU ticks, bytes
+        written), the thread that used the most CPU (the source's reader: it
+        parses every message), the size of out)"""
         w = self.workdir()
         n = 50000
         cfg = config(w, dest % w, "log-fetch-limit(100)")
         with fdharness.SyslogNg(cfg, workdir=w) as sng:
-            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, n, pad=200))
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, n, pad=pad))
             self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
             threads = thread_cpu_and_written_bytes(sng.pid)
         reader = max(threads, key=lambda tid: threads[tid][0])
@@ -59,16 +60,33 @@ class TestOptions(fdharness.TestCase):
     @fdharness.skip_unless_root
     def test_the_delivering_thread_writes_its_own_batches(self):
         """While the worker's thread is idle, the thread that formats the lines
-        writes them itself, as file() does on its thread: no wake-up and no
-        hand-over of the lines between CPUs.  The source's reader is the thread
-        that used the most CPU (it parses every message); at least 90% of the
-        file's bytes went through its write() calls, not the worker's."""
+        (of 113 bytes here) writes them itself, as file() does on its thread:
+        no wake-up and no hand-over of the lines between CPUs.  The source's
+        reader is the thread that used the most CPU (it parses every message);
+        at least 90% of the file's bytes went through its write() calls, not
+        the worker's."""
         threads, reader, out = self.write_and_measure_threads('fast-file("%s/out.log" template("${MSG}\\n"));',
                                                               "out.log")
         size = os.path.getsize(out)
         self.assertGreaterEqual(threads[reader][1], 0.9 * size,
                                 "the reader thread %d wrote %d of the file's %d bytes; per thread (CPU ticks, "
                                 "bytes written): %s" % (reader, threads[reader][1], size, threads))
+        seqs, torn = read_seqs(out)
+        self.assertEqual((seqs, torn), (list(range(50000)), []))
+
+    @fdharness.skip_unless_root
+    def test_long_lines_of_one_connection_are_written_beside_the_reader(self):
+        """Lines of 256 bytes and more from a single delivering thread: their
+        copy into the page cache costs more than handing them over, so the
+        worker's thread writes them on another CPU while the reader formats
+        the next ones; the reader passes it nearly all the bytes."""
+        threads, reader, out = self.write_and_measure_threads('fast-file("%s/out.log" template("${MSG}\\n"));',
+                                                              "out.log", pad=1000)
+        size = os.path.getsize(out)
+        self.assertLess(threads[reader][1], 0.1 * size,
+                        "the reader thread %d wrote %d of the file's %d bytes; per thread (CPU ticks, bytes "
+                        "written): %s" % (reader, threads[reader][1], size, threads))
+        self.assertGreaterEqual(max(written for _, written in threads.values()), 0.9 * size)
         seqs, torn = read_seqs(out)
         self.assertEqual((seqs, torn), (list(range(50000)), []))
 

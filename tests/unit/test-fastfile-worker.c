@@ -785,6 +785,53 @@ test_direct_handed_over_while_another_writes(void)
   g_free(path);
 }
 
+/* long lines (256 bytes and more on average) from the only delivering
+ * thread at work are written by the worker's thread, beside it; while
+ * another delivering thread is in a job, the CPUs are busy delivering and
+ * the thread whose job ends writes them itself */
+static void
+test_direct_long_lines_written_beside_a_lone_deliverer(void)
+{
+  gchar *path = tmp_path("direct-long.log");
+  Rig rig = rig_new(path, "${MSG}\n");
+  rig_start(&rig);
+  FastFileWorker *worker = (FastFileWorker *) rig.worker;
+  gchar *long_text = g_strnfill(300, 'l');
+  gchar *one = g_strdup_printf("%s\n", long_text);
+  gchar *three = g_strdup_printf("%s\n%s\n%s\n", long_text, long_text, long_text);
+  Job *job = job_start(&rig);
+  acked = 0;
+
+  job_deliver(job, "h", long_text);
+  job_run(job, JOB_END, NULL);
+  CU_ASSERT_FALSE(g_file_test(path, G_FILE_TEST_EXISTS));
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 0);
+  CU_ASSERT_TRUE(worker->direct.handoff_requested);
+  worker_writes(&rig);
+  assert_file(path, one);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 1);
+
+  /* another delivering thread's job is at work meanwhile */
+  Job *other = job_start(&rig);
+  job_deliver(other, "h", long_text);
+  job_deliver(job, "h", long_text);
+  last_ack_thread = NULL;
+  job_run(job, JOB_END, NULL);
+  assert_file(path, three);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 3);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, job->thread);
+  job_run(other, JOB_END, NULL);
+  CU_ASSERT_EQUAL(worker->lane.files.write_syscalls, 2);
+
+  job_stop(other);
+  job_stop(job);
+  rig_free(&rig);
+  g_free(three);
+  g_free(one);
+  g_free(long_text);
+  g_free(path);
+}
+
 static gint forwarded;
 
 static void
@@ -1234,6 +1281,7 @@ static CU_TestInfo worker_tests[] =
   { "direct: written at job end, acked after", test_direct_written_at_job_end_and_acked_after },
   { "direct: acked by the delivering thread", test_direct_acked_by_the_delivering_thread },
   { "direct: handed over while another writes", test_direct_handed_over_while_another_writes },
+  { "direct: long lines written beside a lone deliverer", test_direct_long_lines_written_beside_a_lone_deliverer },
   { "direct: forwards to the next driver", test_direct_forwards_to_the_next_driver },
   { "direct: formatted while the lock is taken", test_direct_formatted_while_the_lock_is_taken },
   { "direct: a failing file holds only its own", test_direct_failing_file_holds_only_its_own },
