@@ -832,6 +832,44 @@ test_direct_long_lines_written_beside_a_lone_deliverer(void)
   g_free(path);
 }
 
+/* long lines handed to the worker's thread go in bigger batches (512 KiB
+ * instead of 64): each hand-over wakes it */
+static void
+test_direct_long_lines_handed_over_in_big_batches(void)
+{
+  gchar *path = tmp_path("direct-long-batches.log");
+  Rig rig = rig_new(path, "${MSG}\n");
+  rig_start(&rig);
+  FastFileWorker *worker = (FastFileWorker *) rig.worker;
+  gchar *long_text = g_strnfill(299, 'l');
+  Job *job = job_start(&rig);
+  acked = 0;
+
+  /* 300 lines of 300 bytes: past 64 KiB, short of 512 */
+  for (gint i = 0; i < 300; i++)
+    job_deliver(job, "h", long_text);
+  CU_ASSERT_FALSE(worker->direct.handoff_requested);
+  CU_ASSERT_EQUAL(worker->direct.staged_records, 300);
+  /* 1,748 lines: 524,400 bytes */
+  for (gint i = 300; i < 1748; i++)
+    job_deliver(job, "h", long_text);
+  CU_ASSERT_TRUE(worker->direct.handoff_requested);
+  worker_writes(&rig);
+  CU_ASSERT_EQUAL(worker->lane.files.write_syscalls, 1);
+  gchar *contents = read_file(path);
+  CU_ASSERT_EQUAL(strlen(contents), 1748 * 300);
+  g_free(contents);
+  job_run(job, JOB_END, NULL);
+  CU_ASSERT_EQUAL(worker->lane.files.write_syscalls, 1);
+
+  job_stop(job);
+  worker_writes(&rig);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 1748);
+  rig_free(&rig);
+  g_free(long_text);
+  g_free(path);
+}
+
 static gint forwarded;
 
 static void
@@ -1282,6 +1320,7 @@ static CU_TestInfo worker_tests[] =
   { "direct: acked by the delivering thread", test_direct_acked_by_the_delivering_thread },
   { "direct: handed over while another writes", test_direct_handed_over_while_another_writes },
   { "direct: long lines written beside a lone deliverer", test_direct_long_lines_written_beside_a_lone_deliverer },
+  { "direct: long lines handed over in big batches", test_direct_long_lines_handed_over_in_big_batches },
   { "direct: forwards to the next driver", test_direct_forwards_to_the_next_driver },
   { "direct: formatted while the lock is taken", test_direct_formatted_while_the_lock_is_taken },
   { "direct: a failing file holds only its own", test_direct_failing_file_holds_only_its_own },
