@@ -381,6 +381,26 @@ _request_handoff_locked(FastFileWorker *self, gboolean now)
   return TRUE;
 }
 
+/* Bytes formatted after which a delivering thread writes them (or, while
+ * another thread writes, asks for their write) before its job ends: fewer
+ * messages are held at once (the memory they took is reused while it is
+ * still in the cache).  Sized for a core's L2 (512 KiB here): it holds the
+ * two batch buffers and the messages held for them.  valgrind's cache
+ * simulation of the reader thread (bench/run --callgrind, 2,000-byte
+ * messages) counts 69 L2 misses per message at 256 KiB, 42 at 64 KiB, 22 at
+ * 32 KiB (stock file() 93); measured, 64 KiB was 1.08x 256 KiB at 1,000 and
+ * 2,000 bytes and 1.13x at 300 (paired medians of 5 interleaved rounds, with
+ * less CPU per message), and 32 KiB no better than 64 KiB while the writer
+ * wakes twice as often. */
+#define FASTFILE_HANDOFF_BYTES (64 * 1024)
+/* The same for long lines that this worker's thread writes beside a lone
+ * delivering thread (FASTFILE_WRITE_HERE_MAX_LINE): each hand-over wakes
+ * it, and the wake-ups, not the cache, are what cost then.  Measured the
+ * same way at 1000 bytes (5 rounds): 512 KiB-1 MiB took 1.95 CPU-us/msg
+ * against 2.27 at 64 KiB, at the same msgs/s; at 300 bytes 1.39 against
+ * 1.50, 1.03x the msgs/s. */
+#define FASTFILE_HANDOFF_BESIDE_BYTES (512 * 1024)
+
 /* Lines at least this long on average are written by this worker's thread
  * while a single delivering thread is at work, beside it on another CPU:
  * the copy into the page cache grows with the bytes and then costs more
@@ -418,7 +438,9 @@ _write_here_locked(FastFileWorker *self, gboolean alone)
 
   if (self->direct.writing || fastfile_set_next_retry(&self->lane.files))
     return FALSE;
-  if (alone && _staged_lines_long_locked(self))
+  /* a smaller batch (a job of syslog-ng's default log-fetch-limit(10), say)
+   * does not pay for the wake-up of this worker's thread */
+  if (alone && self->lane.staged_bytes >= FASTFILE_HANDOFF_BYTES && _staged_lines_long_locked(self))
     return FALSE;
   /* compression() and fsync() cost far more than the copy into the page
    * cache: this worker's thread does those beside the delivering threads */
@@ -492,26 +514,6 @@ _account_delivery(FastFileWorker *self, LogMessage *msg, const LogPathOptions *p
     }
   log_dest_driver_queue_method(_driver_pipe(self), msg, path_options);
 }
-
-/* Bytes formatted after which a delivering thread writes them (or, while
- * another thread writes, asks for their write) before its job ends: fewer
- * messages are held at once (the memory they took is reused while it is
- * still in the cache).  Sized for a core's L2 (512 KiB here): it holds the
- * two batch buffers and the messages held for them.  valgrind's cache
- * simulation of the reader thread (bench/run --callgrind, 2,000-byte
- * messages) counts 69 L2 misses per message at 256 KiB, 42 at 64 KiB, 22 at
- * 32 KiB (stock file() 93); measured, 64 KiB was 1.08x 256 KiB at 1,000 and
- * 2,000 bytes and 1.13x at 300 (paired medians of 5 interleaved rounds, with
- * less CPU per message), and 32 KiB no better than 64 KiB while the writer
- * wakes twice as often. */
-#define FASTFILE_HANDOFF_BYTES (64 * 1024)
-/* The same for long lines that this worker's thread writes beside a lone
- * delivering thread (FASTFILE_WRITE_HERE_MAX_LINE): each hand-over wakes
- * it, and the wake-ups, not the cache, are what cost then.  Measured the
- * same way at 1000 bytes (5 rounds): 512 KiB-1 MiB took 1.95 CPU-us/msg
- * against 2.27 at 64 KiB, at the same msgs/s; at 300 bytes 1.39 against
- * 1.50, 1.03x the msgs/s. */
-#define FASTFILE_HANDOFF_BESIDE_BYTES (512 * 1024)
 
 /* lock held: no delivering thread but the caller's (in a job) is at work here */
 static gboolean

@@ -682,6 +682,17 @@ assert_file(const gchar *path, const gchar *expected)
   g_free(contents);
 }
 
+static void
+assert_file_size(const gchar *path, gsize expected)
+{
+  gchar *contents = read_file(path);
+  if (strlen(contents) != expected)
+    fprintf(stderr, "%s: expected %" G_GSIZE_FORMAT " bytes, found %" G_GSIZE_FORMAT "\n", path, expected,
+            strlen(contents));
+  CU_ASSERT_EQUAL(strlen(contents), expected);
+  g_free(contents);
+}
+
 /* formatted by the delivering thread, written by it when its job ends (the
  * worker's thread is idle), acked only then */
 static void
@@ -786,9 +797,9 @@ test_direct_handed_over_while_another_writes(void)
 }
 
 /* long lines (256 bytes and more on average) from the only delivering
- * thread at work are written by the worker's thread, beside it; while
- * another delivering thread is in a job, the CPUs are busy delivering and
- * the thread whose job ends writes them itself */
+ * thread at work, 64 KiB of them or more, are written by the worker's
+ * thread, beside it; while another delivering thread is in a job, the CPUs
+ * are busy delivering and the thread whose job ends writes them itself */
 static void
 test_direct_long_lines_written_beside_a_lone_deliverer(void)
 {
@@ -796,38 +807,67 @@ test_direct_long_lines_written_beside_a_lone_deliverer(void)
   Rig rig = rig_new(path, "${MSG}\n");
   rig_start(&rig);
   FastFileWorker *worker = (FastFileWorker *) rig.worker;
-  gchar *long_text = g_strnfill(300, 'l');
-  gchar *one = g_strdup_printf("%s\n", long_text);
-  gchar *three = g_strdup_printf("%s\n%s\n%s\n", long_text, long_text, long_text);
+  gchar *long_text = g_strnfill(299, 'l');
   Job *job = job_start(&rig);
   acked = 0;
 
-  job_deliver(job, "h", long_text);
+  /* 220 lines of 300 bytes: 66,000 */
+  for (gint i = 0; i < 220; i++)
+    job_deliver(job, "h", long_text);
   job_run(job, JOB_END, NULL);
   CU_ASSERT_FALSE(g_file_test(path, G_FILE_TEST_EXISTS));
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 0);
   CU_ASSERT_TRUE(worker->direct.handoff_requested);
   worker_writes(&rig);
-  assert_file(path, one);
-  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 1);
+  assert_file_size(path, 220 * 300);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 220);
 
   /* another delivering thread's job is at work meanwhile */
   Job *other = job_start(&rig);
   job_deliver(other, "h", long_text);
-  job_deliver(job, "h", long_text);
+  for (gint i = 0; i < 220; i++)
+    job_deliver(job, "h", long_text);
   last_ack_thread = NULL;
   job_run(job, JOB_END, NULL);
-  assert_file(path, three);
-  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 3);
+  assert_file_size(path, 441 * 300);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 441);
   CU_ASSERT_PTR_EQUAL(last_ack_thread, job->thread);
   job_run(other, JOB_END, NULL);
-  CU_ASSERT_EQUAL(worker->lane.files.write_syscalls, 2);
+  /* the worker's one write, then the job thread's: at 64 KiB in its job, the rest at its end */
+  CU_ASSERT_EQUAL(worker->lane.files.write_syscalls, 3);
 
   job_stop(other);
   job_stop(job);
   rig_free(&rig);
-  g_free(three);
-  g_free(one);
+  g_free(long_text);
+  g_free(path);
+}
+
+/* a job of a few long lines (syslog-ng's default log-fetch-limit(10)) is
+ * written by the delivering thread at its end: waking the worker's thread
+ * for 3 KB would cost more than the write */
+static void
+test_direct_small_job_of_long_lines_written_here(void)
+{
+  gchar *path = tmp_path("direct-long-small.log");
+  Rig rig = rig_new(path, "${MSG}\n");
+  rig_start(&rig);
+  FastFileWorker *worker = (FastFileWorker *) rig.worker;
+  gchar *long_text = g_strnfill(299, 'l');
+  Job *job = job_start(&rig);
+  acked = 0;
+
+  for (gint i = 0; i < 10; i++)
+    job_deliver(job, "h", long_text);
+  last_ack_thread = NULL;
+  job_run(job, JOB_END, NULL);
+  assert_file_size(path, 10 * 300);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 10);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, job->thread);
+  CU_ASSERT_FALSE(worker->direct.handoff_requested);
+
+  job_stop(job);
+  rig_free(&rig);
   g_free(long_text);
   g_free(path);
 }
@@ -856,9 +896,7 @@ test_direct_long_lines_handed_over_in_big_batches(void)
   CU_ASSERT_TRUE(worker->direct.handoff_requested);
   worker_writes(&rig);
   CU_ASSERT_EQUAL(worker->lane.files.write_syscalls, 1);
-  gchar *contents = read_file(path);
-  CU_ASSERT_EQUAL(strlen(contents), 1748 * 300);
-  g_free(contents);
+  assert_file_size(path, 1748 * 300);
   job_run(job, JOB_END, NULL);
   CU_ASSERT_EQUAL(worker->lane.files.write_syscalls, 1);
 
@@ -1320,6 +1358,7 @@ static CU_TestInfo worker_tests[] =
   { "direct: acked by the delivering thread", test_direct_acked_by_the_delivering_thread },
   { "direct: handed over while another writes", test_direct_handed_over_while_another_writes },
   { "direct: long lines written beside a lone deliverer", test_direct_long_lines_written_beside_a_lone_deliverer },
+  { "direct: a small job of long lines written here", test_direct_small_job_of_long_lines_written_here },
   { "direct: long lines handed over in big batches", test_direct_long_lines_handed_over_in_big_batches },
   { "direct: forwards to the next driver", test_direct_forwards_to_the_next_driver },
   { "direct: formatted while the lock is taken", test_direct_formatted_while_the_lock_is_taken },
