@@ -796,51 +796,82 @@ test_direct_handed_over_while_another_writes(void)
   g_free(path);
 }
 
-/* long lines (256 bytes and more on average) from the only delivering
- * thread at work, 64 KiB of them or more, are written by the worker's
- * thread, beside it; while another delivering thread is in a job, the CPUs
- * are busy delivering and the thread whose job ends writes them itself */
+/* a rig, its worker and a job, for lines of 300 bytes (299 and the newline):
+ * long lines, FASTFILE_WRITE_HERE_MAX_LINE in fastfile-worker.c */
+typedef struct
+{
+  gchar *path;
+  Rig rig;
+  FastFileWorker *worker;
+  gchar *text;
+  Job *job;
+} LongLines;
+
+#define LONG_LINE 300
+
+static void
+long_lines_start(LongLines *self, const gchar *name)
+{
+  self->path = tmp_path(name);
+  self->rig = rig_new(self->path, "${MSG}\n");
+  rig_start(&self->rig);
+  self->worker = (FastFileWorker *) self->rig.worker;
+  self->text = g_strnfill(LONG_LINE - 1, 'l');
+  self->job = job_start(&self->rig);
+  acked = 0;
+}
+
+static void
+long_lines_deliver(LongLines *self, Job *job, gint n)
+{
+  for (gint i = 0; i < n; i++)
+    job_deliver(job, "h", self->text);
+}
+
+static void
+long_lines_stop(LongLines *self)
+{
+  job_stop(self->job);
+  rig_free(&self->rig);
+  g_free(self->text);
+  g_free(self->path);
+}
+
+/* long lines from the only delivering thread at work, 64 KiB of them or
+ * more, are written by the worker's thread, beside it; while another
+ * delivering thread is in a job, the CPUs are busy delivering and the
+ * thread whose job ends writes them itself */
 static void
 test_direct_long_lines_written_beside_a_lone_deliverer(void)
 {
-  gchar *path = tmp_path("direct-long.log");
-  Rig rig = rig_new(path, "${MSG}\n");
-  rig_start(&rig);
-  FastFileWorker *worker = (FastFileWorker *) rig.worker;
-  gchar *long_text = g_strnfill(299, 'l');
-  Job *job = job_start(&rig);
-  acked = 0;
+  LongLines t;
+  long_lines_start(&t, "direct-long.log");
 
-  /* 220 lines of 300 bytes: 66,000 */
-  for (gint i = 0; i < 220; i++)
-    job_deliver(job, "h", long_text);
-  job_run(job, JOB_END, NULL);
-  CU_ASSERT_FALSE(g_file_test(path, G_FILE_TEST_EXISTS));
+  /* 220 lines: 66,000 bytes */
+  long_lines_deliver(&t, t.job, 220);
+  job_run(t.job, JOB_END, NULL);
+  CU_ASSERT_FALSE(g_file_test(t.path, G_FILE_TEST_EXISTS));
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 0);
-  CU_ASSERT_TRUE(worker->direct.handoff_requested);
-  worker_writes(&rig);
-  assert_file_size(path, 220 * 300);
+  CU_ASSERT_TRUE(t.worker->direct.handoff_requested);
+  worker_writes(&t.rig);
+  assert_file_size(t.path, 220 * LONG_LINE);
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 220);
 
   /* another delivering thread's job is at work meanwhile */
-  Job *other = job_start(&rig);
-  job_deliver(other, "h", long_text);
-  for (gint i = 0; i < 220; i++)
-    job_deliver(job, "h", long_text);
+  Job *other = job_start(&t.rig);
+  long_lines_deliver(&t, other, 1);
+  long_lines_deliver(&t, t.job, 220);
   last_ack_thread = NULL;
-  job_run(job, JOB_END, NULL);
-  assert_file_size(path, 441 * 300);
+  job_run(t.job, JOB_END, NULL);
+  assert_file_size(t.path, 441 * LONG_LINE);
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 441);
-  CU_ASSERT_PTR_EQUAL(last_ack_thread, job->thread);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, t.job->thread);
   job_run(other, JOB_END, NULL);
   /* the worker's one write, then the job thread's: at 64 KiB in its job, the rest at its end */
-  CU_ASSERT_EQUAL(worker->lane.files.write_syscalls, 3);
+  CU_ASSERT_EQUAL(t.worker->lane.files.write_syscalls, 3);
 
   job_stop(other);
-  job_stop(job);
-  rig_free(&rig);
-  g_free(long_text);
-  g_free(path);
+  long_lines_stop(&t);
 }
 
 /* a job of a few long lines (syslog-ng's default log-fetch-limit(10)) is
@@ -849,27 +880,18 @@ test_direct_long_lines_written_beside_a_lone_deliverer(void)
 static void
 test_direct_small_job_of_long_lines_written_here(void)
 {
-  gchar *path = tmp_path("direct-long-small.log");
-  Rig rig = rig_new(path, "${MSG}\n");
-  rig_start(&rig);
-  FastFileWorker *worker = (FastFileWorker *) rig.worker;
-  gchar *long_text = g_strnfill(299, 'l');
-  Job *job = job_start(&rig);
-  acked = 0;
+  LongLines t;
+  long_lines_start(&t, "direct-long-small.log");
 
-  for (gint i = 0; i < 10; i++)
-    job_deliver(job, "h", long_text);
+  long_lines_deliver(&t, t.job, 10);
   last_ack_thread = NULL;
-  job_run(job, JOB_END, NULL);
-  assert_file_size(path, 10 * 300);
+  job_run(t.job, JOB_END, NULL);
+  assert_file_size(t.path, 10 * LONG_LINE);
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 10);
-  CU_ASSERT_PTR_EQUAL(last_ack_thread, job->thread);
-  CU_ASSERT_FALSE(worker->direct.handoff_requested);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, t.job->thread);
+  CU_ASSERT_FALSE(t.worker->direct.handoff_requested);
 
-  job_stop(job);
-  rig_free(&rig);
-  g_free(long_text);
-  g_free(path);
+  long_lines_stop(&t);
 }
 
 /* long lines handed to the worker's thread go in bigger batches (512 KiB
@@ -877,35 +899,24 @@ test_direct_small_job_of_long_lines_written_here(void)
 static void
 test_direct_long_lines_handed_over_in_big_batches(void)
 {
-  gchar *path = tmp_path("direct-long-batches.log");
-  Rig rig = rig_new(path, "${MSG}\n");
-  rig_start(&rig);
-  FastFileWorker *worker = (FastFileWorker *) rig.worker;
-  gchar *long_text = g_strnfill(299, 'l');
-  Job *job = job_start(&rig);
-  acked = 0;
+  LongLines t;
+  long_lines_start(&t, "direct-long-batches.log");
 
-  /* 300 lines of 300 bytes: past 64 KiB, short of 512 */
-  for (gint i = 0; i < 300; i++)
-    job_deliver(job, "h", long_text);
-  CU_ASSERT_FALSE(worker->direct.handoff_requested);
-  CU_ASSERT_EQUAL(worker->direct.staged_records, 300);
+  /* 300 lines: past 64 KiB, short of 512 */
+  long_lines_deliver(&t, t.job, 300);
+  CU_ASSERT_FALSE(t.worker->direct.handoff_requested);
+  CU_ASSERT_EQUAL(t.worker->direct.staged_records, 300);
   /* 1,748 lines: 524,400 bytes */
-  for (gint i = 300; i < 1748; i++)
-    job_deliver(job, "h", long_text);
-  CU_ASSERT_TRUE(worker->direct.handoff_requested);
-  worker_writes(&rig);
-  CU_ASSERT_EQUAL(worker->lane.files.write_syscalls, 1);
-  assert_file_size(path, 1748 * 300);
-  job_run(job, JOB_END, NULL);
-  CU_ASSERT_EQUAL(worker->lane.files.write_syscalls, 1);
-
-  job_stop(job);
-  worker_writes(&rig);
+  long_lines_deliver(&t, t.job, 1448);
+  CU_ASSERT_TRUE(t.worker->direct.handoff_requested);
+  worker_writes(&t.rig);
+  CU_ASSERT_EQUAL(t.worker->lane.files.write_syscalls, 1);
+  assert_file_size(t.path, 1748 * LONG_LINE);
+  job_run(t.job, JOB_END, NULL);
+  CU_ASSERT_EQUAL(t.worker->lane.files.write_syscalls, 1);
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 1748);
-  rig_free(&rig);
-  g_free(long_text);
-  g_free(path);
+
+  long_lines_stop(&t);
 }
 
 static gint forwarded;
