@@ -427,8 +427,8 @@ _staged_lines_long_locked(FastFileWorker *self)
  * and the held messages are acked and freed right after their write, while
  * they are still in this CPU's cache.  Not while another thread writes, nor
  * while a file waits for its retry (this worker's thread keeps the timers),
- * nor long lines while no other delivering thread is at work (`alone`,
- * above).  FALSE when something is left for this worker's thread: a retry,
+ * nor 64 KiB or more of long lines while no other delivering thread is at
+ * work (`alone`, above).  FALSE when something is left for this worker's thread: a retry,
  * a write asked for meanwhile, or the lines themselves. */
 static gboolean
 _write_here_locked(FastFileWorker *self, gboolean alone)
