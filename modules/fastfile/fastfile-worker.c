@@ -413,11 +413,13 @@ _request_handoff_locked(FastFileWorker *self, gboolean now)
  * 0.75x-0.97x into one file). */
 #define FASTFILE_WRITE_HERE_MAX_LINE 256
 
-/* lock held: the lines staged since the last take are long */
+/* lock held: the lines staged since the last take are for this worker's
+ * thread to write, beside the caller: long, and no other delivering thread
+ * at work (`alone`) */
 static gboolean
-_staged_lines_long_locked(FastFileWorker *self)
+_lines_go_beside_locked(FastFileWorker *self, gboolean alone)
 {
-  return self->lane.staged_bytes >= (gsize) self->direct.staged_records * FASTFILE_WRITE_HERE_MAX_LINE;
+  return alone && self->lane.staged_bytes >= (gsize) self->direct.staged_records * FASTFILE_WRITE_HERE_MAX_LINE;
 }
 
 /* A delivering thread, lock held on entry and on return: write what is
@@ -427,9 +429,9 @@ _staged_lines_long_locked(FastFileWorker *self)
  * and the held messages are acked and freed right after their write, while
  * they are still in this CPU's cache.  Not while another thread writes, nor
  * while a file waits for its retry (this worker's thread keeps the timers),
- * nor 64 KiB or more of long lines while no other delivering thread is at
- * work (`alone`, above).  FALSE when something is left for this worker's thread: a retry,
- * a write asked for meanwhile, or the lines themselves. */
+ * nor 64 KiB or more of lines that go beside (above).  FALSE when something
+ * is left for this worker's thread: a retry, a write asked for meanwhile,
+ * or the lines themselves. */
 static gboolean
 _write_here_locked(FastFileWorker *self, gboolean alone)
 {
@@ -440,7 +442,7 @@ _write_here_locked(FastFileWorker *self, gboolean alone)
     return FALSE;
   /* a smaller batch (a job of syslog-ng's default log-fetch-limit(10), say)
    * does not pay for the wake-up of this worker's thread */
-  if (alone && self->lane.staged_bytes >= FASTFILE_HANDOFF_BYTES && _staged_lines_long_locked(self))
+  if (self->lane.staged_bytes >= FASTFILE_HANDOFF_BYTES && _lines_go_beside_locked(self, alone))
     return FALSE;
   /* compression() and fsync() cost far more than the copy into the page
    * cache: this worker's thread does those beside the delivering threads */
@@ -607,7 +609,7 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
       if (self->direct.staged_records++ == 0)
         self->direct.first_staged = g_get_monotonic_time();
       gboolean alone = in_job && _alone_locked(self, thread_id);
-      gsize handoff_bytes = alone && _staged_lines_long_locked(self) ? FASTFILE_HANDOFF_BESIDE_BYTES
+      gsize handoff_bytes = _lines_go_beside_locked(self, alone) ? FASTFILE_HANDOFF_BESIDE_BYTES
                             : FASTFILE_HANDOFF_BYTES;
       if ((!in_job || staged.buffer_full || self->direct.staged_records >= (guint) owner->batch_lines
            || self->lane.staged_bytes >= handoff_bytes)

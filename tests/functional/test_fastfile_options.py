@@ -42,13 +42,15 @@ def thread_cpu_and_written_bytes(pid):
 
 
 class TestOptions(fdharness.TestCase):
+    THREAD_TEST_LINES = 50000
+
     def write_and_measure_threads(self, dest, out, pad=100):
-        """50,000 lines (of pad + 13 bytes of ${MSG}) through dest, fetched 100
-        at a time, over one connection; (per thread (CPU ticks, bytes
-        written), the thread that used the most CPU (the source's reader: it
-        parses every message), the size of out)"""
+        """THREAD_TEST_LINES lines (of pad + 13 bytes of ${MSG}) through dest,
+        fetched 100 at a time, over one connection; (per thread (CPU ticks,
+        bytes written), the thread that used the most CPU (the source's
+        reader: it parses every message), the size of out)"""
         w = self.workdir()
-        n = 50000
+        n = self.THREAD_TEST_LINES
         cfg = config(w, dest % w, "log-fetch-limit(100)")
         with fdharness.SyslogNg(cfg, workdir=w) as sng:
             fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, n, pad=pad))
@@ -72,7 +74,7 @@ class TestOptions(fdharness.TestCase):
                                 "the reader thread %d wrote %d of the file's %d bytes; per thread (CPU ticks, "
                                 "bytes written): %s" % (reader, threads[reader][1], size, threads))
         seqs, torn = read_seqs(out)
-        self.assertEqual((seqs, torn), (list(range(50000)), []))
+        self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
 
     @fdharness.skip_unless_root
     def test_long_lines_of_one_connection_are_written_beside_the_reader(self):
@@ -88,7 +90,7 @@ class TestOptions(fdharness.TestCase):
                         "written): %s" % (reader, threads[reader][1], size, threads))
         self.assertGreaterEqual(max(written for _, written in threads.values()), 0.9 * size)
         seqs, torn = read_seqs(out)
-        self.assertEqual((seqs, torn), (list(range(50000)), []))
+        self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
 
     @fdharness.skip_unless_root
     def test_compression_is_left_to_the_worker_thread(self):
