@@ -15,7 +15,9 @@
 # with this program; if not, see <https://www.gnu.org/licenses/>.
 """bench/run's result files: a later run of the day never overwrites an
 earlier one's, and a run's .md, .png and raw .json share one name (runs
-renamed by hand had .md files linking to another run's chart)."""
+renamed by hand had .md files linking to another run's chart).  And what
+bench/run measures besides time: the page faults it counts are the
+kernel's, and --glibc-tunables reaches the syslog-ng it starts."""
 
 import datetime
 import importlib.machinery
@@ -68,6 +70,33 @@ class TestBenchResultNames(fdharness.TestCase):
         self.assertEqual(self.bench.results_stem(self.dir, "callgrind"), f"{self.day}-syslog-ng-4.8-callgrind-2")
         # another kind of run the same day starts its own count
         self.assertEqual(self.bench.results_stem(self.dir), f"{self.day}-syslog-ng-4.8")
+
+
+class TestBenchMeasures(fdharness.TestCase):
+    def setUp(self):
+        self.bench = load_bench()
+        self.dir = Path(tempfile.mkdtemp(prefix="fdtest-bench-"))
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def test_page_faults_count_fresh_pages(self):
+        before = self.bench.proc_minflt(os.getpid())
+        touched = bytearray(64 * 1024 * 1024)  # zeroed by the kernel page by page as it is written
+        for i in range(0, len(touched), 4096):
+            touched[i] = 1
+        after = self.bench.proc_minflt(os.getpid())
+        # 16384 pages of 4 KiB (fewer where the kernel hands out huge pages: at least one fault per 2 MiB)
+        self.assertGreaterEqual(after - before, 32)
+        self.assertIsNone(self.bench.proc_minflt(2 ** 22 + 1))
+
+    def test_glibc_tunables_reach_the_daemon(self):
+        seen = self.dir / "env"
+        self.bench.GLIBC_TUNABLES = "glibc.malloc.trim_threshold=268435456"
+        # the wrapper runs in place of syslog-ng: it writes down the environment it was given
+        daemon = self.bench.Daemon(self.dir, self.dir / "unused.conf", self.dir,
+                                   wrapper=["sh", "-c", f'printf %s "$GLIBC_TUNABLES" > {seen}', "sh"])
+        self.assertEqual(daemon.proc.wait(30), 0)
+        daemon.logf.close()
+        self.assertEqual(seen.read_text(), "glibc.malloc.trim_threshold=268435456")
 
 
 if __name__ == "__main__":
