@@ -11,6 +11,7 @@ import os
 import re
 import subprocess
 import sys
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fdharness  # noqa: E402
@@ -30,6 +31,20 @@ def decompress(kind, path):
 def read(path):
     with open(path, "rb") as f:
         return f.read()
+
+
+def units(kind, path):
+    """how many gzip members or zstd frames the file holds: one per batch written"""
+    if kind == "zstd":
+        r = subprocess.run(["zstd", "-l", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=True)
+        return int(r.stdout.splitlines()[1].split()[0])
+    data, n = read(path), 0
+    while data:
+        d = zlib.decompressobj(wbits=31)
+        d.decompress(data)
+        data = d.unused_data
+        n += 1
+    return n
 
 
 def lines(n, prefix="message"):
@@ -86,25 +101,30 @@ class Compression(fdharness.TestCase):
         self.check_same_as_plain("zstd")
 
     def test_levels(self):
-        """two destinations of the same messages in one syslog-ng (so the same batches), levels apart"""
+        """two destinations of the same messages in one syslog-ng, levels apart: each writes all of them
+        in one batch (batch-timeout() holds it, under the 64 KiB after which a batch goes early), so the
+        sizes differ by the level alone (how the lines fell into batches made level 9 the bigger once)"""
         for kind, low, high in (("zstd", 1, 19), ("gzip", 1, 9)):
             w = self.workdir()
             cfg = """
 options { keep-hostname(yes); stats-level(1); };
 source s_in { unix-stream("%(w)s/in.sock" flags(expect-hostname)); };
 destination d_plain { fast-file("%(w)s/plain.log"); };
-destination d_low { fast-file("%(w)s/low.log" compression(%(kind)s) compression-level(%(low)d)); };
-destination d_high { fast-file("%(w)s/high.log" compression(%(kind)s) compression-level(%(high)d)); };
+destination d_low { fast-file("%(w)s/low.log" compression(%(kind)s) compression-level(%(low)d) %(one)s); };
+destination d_high { fast-file("%(w)s/high.log" compression(%(kind)s) compression-level(%(high)d) %(one)s); };
 log { source(s_in); destination(d_plain); destination(d_low); destination(d_high); };
-""" % {"w": w, "kind": kind, "low": low, "high": high}
-            msgs = lines(5000)
+""" % {"w": w, "kind": kind, "low": low, "high": high,
+                "one": "batch-lines(100000) batch-timeout(3000) buffer-size(1048576)"}
+            msgs = lines(600)
             with fdharness.SyslogNg(cfg, workdir=w) as sng:
                 fdharness.send_lines(os.path.join(w, "in.sock"), msgs)
                 self.assertTrue(fdharness.wait_until(
                     lambda: all(stat(sng, d, "written") >= len(msgs) for d in ("d_plain", "d_low", "d_high")), 60))
             plain = read(os.path.join(w, "plain.log"))
+            self.assertLess(len(plain), 64 * 1024)
             for name in ("low.log", "high.log"):
                 self.assertEqual(decompress(kind, os.path.join(w, name)), plain)
+                self.assertEqual(units(kind, os.path.join(w, name)), 1, name)
             self.assertLess(os.path.getsize(os.path.join(w, "high.log")), os.path.getsize(os.path.join(w, "low.log")),
                             kind)
             if kind == "gzip":
