@@ -332,21 +332,42 @@ fastfile_prepared_free(FastFilePrepared *self)
 void
 fastfile_lane_prepare(const FastFileLane *self, FastFilePrepared *prepared, LogMessage *msg, gint32 seq_num)
 {
-  prepared->refused = NULL;
+  g_string_truncate(prepared->record, 0);
+  prepared->refused = fastfile_lane_prepare_append(self, prepared, msg, seq_num, prepared->record, &prepared->skipped);
+}
+
+const gchar *
+fastfile_lane_prepare_append(const FastFileLane *self, FastFilePrepared *prepared, LogMessage *msg, gint32 seq_num,
+                             GString *records, gboolean *skipped)
+{
+  *skipped = FALSE;
   if (!self->single_file)
     {
       _format_filename(self, msg, seq_num, prepared->filename);
-      prepared->refused = _refused_reason(prepared->filename);
-      if (prepared->refused)
-        return;
+      const gchar *refused = _refused_reason(prepared->filename);
+      if (refused)
+        return refused;
     }
-  g_string_truncate(prepared->record, 0);
-  prepared->skipped = !fastfile_formatter_append(&prepared->formatter, msg, seq_num, prepared->record);
+  gsize before = records->len;
+  *skipped = !fastfile_formatter_append(&prepared->formatter, msg, seq_num, records);
+  if (*skipped)
+    g_string_truncate(records, before);
+  return NULL;
 }
 
 FastFileRecordState
 fastfile_lane_stage_prepared(FastFileLane *self, FastFilePrepared *prepared, LogMessage *held,
                              gboolean ack_needed, gsize size, FastFileStaged *staged)
+{
+  return fastfile_lane_stage_bytes(self, prepared->filename->str, prepared->filename->len, prepared->refused,
+                                   prepared->skipped, prepared->record->str, prepared->record->len,
+                                   held, ack_needed, size, staged);
+}
+
+FastFileRecordState
+fastfile_lane_stage_bytes(FastFileLane *self, const gchar *filename, gsize filename_len, const gchar *refused,
+                          gboolean skipped, const gchar *record, gsize record_len, LogMessage *held,
+                          gboolean ack_needed, gsize size, FastFileStaged *staged)
 {
   FastFileEntry *entry = self->single_file;
   FastFileRecordState state = FASTFILE_RECORD_DROPPED;
@@ -354,13 +375,16 @@ fastfile_lane_stage_prepared(FastFileLane *self, FastFilePrepared *prepared, Log
   staged->len = 0;
   staged->buffer_full = FALSE;
   if (!entry)
-    entry = _entry_of(self, prepared->filename, prepared->refused);
+    {
+      g_string_append_len(g_string_truncate(self->filename, 0), filename, filename_len);
+      entry = _entry_of(self, self->filename, refused);
+    }
   if (entry && G_UNLIKELY(self->file_hooks || (held->flags & LF_MARK)) && !_file_hooks(self, entry, held))
     {
       _push_record(self, NULL, held, FASTFILE_RECORD_FILTERED, ack_needed, size);
       return FASTFILE_RECORD_FILTERED;
     }
-  if (entry && prepared->skipped)
+  if (entry && skipped)
     {
       entry = NULL;
       state = FASTFILE_RECORD_SKIPPED;
@@ -369,7 +393,7 @@ fastfile_lane_stage_prepared(FastFileLane *self, FastFilePrepared *prepared, Log
     {
       gsize before = batch_buffer_len(&entry->fill);
 
-      batch_buffer_append(&entry->fill, prepared->record->str, prepared->record->len);
+      batch_buffer_append(&entry->fill, record, record_len);
       state = _end_record(self, entry, before, staged);
     }
   _push_record(self, entry, held, state, ack_needed, size);

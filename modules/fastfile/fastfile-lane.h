@@ -144,9 +144,20 @@ FastFilePrepared *fastfile_prepared_new(const FastFileLaneOptions *options, GErr
 void fastfile_prepared_free(FastFilePrepared *self);
 /* without the lock: format msg's file name and record into prepared */
 void fastfile_lane_prepare(const FastFileLane *self, FastFilePrepared *prepared, LogMessage *msg, gint32 seq_num);
+/* without the lock: the same, the record appended to records instead (its
+ * file name in prepared); returns why the name is refused (no record then),
+ * or NULL; *skipped: it rendered empty */
+const gchar *fastfile_lane_prepare_append(const FastFileLane *self, FastFilePrepared *prepared, LogMessage *msg,
+    gint32 seq_num, GString *records, gboolean *skipped);
 /* lock held: stage a prepared record, as fastfile_lane_stage() stages a message */
 FastFileRecordState fastfile_lane_stage_prepared(FastFileLane *self, FastFilePrepared *prepared, LogMessage *held,
     gboolean ack_needed, gsize size, FastFileStaged *staged);
+/* lock held: the same for a record prepared earlier and kept by the caller
+ * (its file name is ignored with a literal one) */
+FastFileRecordState fastfile_lane_stage_bytes(FastFileLane *self, const gchar *filename, gsize filename_len,
+    const gchar *refused, gboolean skipped, const gchar *record,
+    gsize record_len, LogMessage *held, gboolean ack_needed, gsize size,
+    FastFileStaged *staged);
 
 /* lock held: hand the filled buffers to the writer's side */
 static inline guint

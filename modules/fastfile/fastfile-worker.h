@@ -90,6 +90,8 @@ typedef struct _FastFileWorker
   } direct;
   /* per main loop thread: its own formatter for when it finds the lock taken (that thread's only) */
   FastFilePrepared *prepared[MAIN_LOOP_MAX_WORKER_THREADS];
+  /* per main loop thread: the records it formatted while others held the lock, not yet staged */
+  struct _FastFileDeferred *deferred[MAIN_LOOP_MAX_WORKER_THREADS];
   struct iv_event wakeup_event;      /* posted by delivering threads */
   struct iv_timer retry_timer;       /* the next retry of a file that failed */
   struct iv_timer batch_timer;       /* batch-timeout() */

@@ -5,6 +5,7 @@ fsync(), time-reap(), SIGUSR1 reopen, perm(), buffer-size(), stats names."""
 
 import os
 import signal
+import socket
 import stat
 import sys
 import threading
@@ -139,6 +140,65 @@ class TestOptions(fdharness.TestCase):
         self.assertEqual(torn, [])
         self.assertEqual(sorted(seqs), list(range(n)))
         self.assertGreaterEqual(rotations, 10)
+
+    def send_concurrently(self, sock, connections, n, pad=100):
+        """n lines over `connections` concurrent connections: connection c sends
+        the sequence numbers c, c + connections, ... in order, as program
+        prog<c>, each in one stream of writes"""
+        def send(c):
+            lines = b"".join(b"<13>Nov 30 05:00:00 prog%d[1]: seq=%08d %s\n" % (c, i, b"x" * pad)
+                             for i in range(c, n, connections))
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.connect(sock)
+                s.sendall(lines)
+                s.shutdown(socket.SHUT_WR)
+        senders = [threading.Thread(target=send, args=(c,)) for c in range(connections)]
+        for t in senders:
+            t.start()
+        for t in senders:
+            t.join()
+
+    def assert_each_connection_in_order(self, seqs, connections, n):
+        self.assertEqual(sorted(seqs), list(range(n)))
+        for c in range(connections):
+            mine = [seq for seq in seqs if seq % connections == c]
+            self.assertEqual(mine, sorted(mine), "connection %d's lines out of order" % c)
+
+    def test_concurrent_connections_keep_their_order(self):
+        """Four connections delivered by syslog-ng's threads side by side into
+        one file: a thread that finds the destination busy formats its messages
+        meanwhile and stages them at its next turn or at the end of its job;
+        every line is written once, whole, each connection's in its order, and
+        counted as written."""
+        w = self.workdir()
+        n = 80000
+        cfg = config(w, 'fast-file("%s/out.log" template("${MSG}\\n"));' % w,
+                     "max-connections(4) log-iw-size(40000) log-fetch-limit(100)")
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            self.send_concurrently(os.path.join(w, "in.sock"), 4, n)
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
+            self.assertEqual(sng.stat("dst.fast-file", "d_fast", "dropped") or 0, 0)
+        seqs, torn = read_seqs(os.path.join(w, "out.log"))
+        self.assertEqual(torn, [])
+        self.assert_each_connection_in_order(seqs, 4, n)
+
+    def test_concurrent_connections_into_templated_files(self):
+        """The same into a file per program (${PROGRAM}, one per connection):
+        each file holds its connection's lines, once and in order."""
+        w = self.workdir()
+        n = 80000
+        cfg = config(w, 'fast-file("%s/${PROGRAM}.log" template("${MSG}\\n"));' % w,
+                     "max-connections(4) log-iw-size(40000) log-fetch-limit(100)")
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            self.send_concurrently(os.path.join(w, "in.sock"), 4, n)
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
+        everything = []
+        for c in range(4):
+            seqs, torn = read_seqs(os.path.join(w, "prog%d.log" % c))
+            self.assertEqual(torn, [])
+            self.assertEqual(seqs, list(range(c, n, 4)), "prog%d.log" % c)
+            everything += seqs
+        self.assertEqual(sorted(everything), list(range(n)))
 
     def test_workers_two_never_interleave_inside_a_line(self):
         w = self.workdir()
