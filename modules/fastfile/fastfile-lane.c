@@ -79,7 +79,7 @@ fastfile_lane_destroy(FastFileLane *self)
 
 /* names come from message fields a sender controls: at most one error a second */
 static void
-_report_refused_name(FastFileLane *self, const GString *filename, const gchar *reason)
+_report_refused_name(FastFileLane *self, const gchar *filename, const gchar *reason)
 {
   gint64 now = g_get_monotonic_time() / G_USEC_PER_SEC;
 
@@ -90,7 +90,7 @@ _report_refused_name(FastFileLane *self, const GString *filename, const gchar *r
     }
   msg_error("fast-file(): refused file name, message dropped",
             evt_tag_str("driver", self->files.options.driver_id),
-            evt_tag_str("path", filename->str),
+            evt_tag_str("path", filename),
             evt_tag_str("reason", reason),
             evt_tag_int("suppressed_since_last_report", self->refused_names.suppressed),
             log_pipe_location_tag(self->files.options.owner));
@@ -108,36 +108,36 @@ _format_filename(const FastFileLane *self, LogMessage *msg, gint32 seq_num, GStr
   log_template_format(self->filename_template, msg, &options, filename);
 }
 
-/* a name made of message fields that is never opened: why, or NULL */
+/* a name made of message fields (len bytes, NUL-terminated) that is never opened: why, or NULL */
 static const gchar *
-_refused_reason(const GString *filename)
+_refused_reason(const gchar *filename, gsize len)
 {
-  if (filename->len == 0)
+  if (len == 0)
     return "empty file name";
-  if (strlen(filename->str) != filename->len)
+  if (strlen(filename) != len)
     return "NUL byte in the file name";
-  if (append_opener_is_spurious_path(filename->str))
+  if (append_opener_is_spurious_path(filename))
     return "spurious path";
   return NULL;
 }
 
-/* lock held: the entry of a formatted name; NULL (reported) when it is refused */
+/* lock held: the entry of a formatted name (len bytes, NUL-terminated); NULL (reported) when it is refused */
 static FastFileEntry *
-_entry_of(FastFileLane *self, GString *filename, const gchar *refused)
+_entry_of(FastFileLane *self, const gchar *filename, gsize len, const gchar *refused)
 {
   /* a name looked up and checked before */
-  FastFileEntry *entry = fastfile_set_last_found(&self->files, filename->str, filename->len);
+  FastFileEntry *entry = fastfile_set_last_found(&self->files, filename, len);
   if (entry)
     return entry;
 
   if (!refused)
-    refused = _refused_reason(filename);
+    refused = _refused_reason(filename, len);
   if (refused)
     {
       _report_refused_name(self, filename, refused);
       return NULL;
     }
-  return fastfile_set_lookup(&self->files, filename->str);
+  return fastfile_set_lookup(&self->files, filename);
 }
 
 static FastFileEntry *
@@ -147,7 +147,7 @@ _resolve_entry(FastFileLane *self, LogMessage *msg, gint32 seq_num)
     return self->single_file;
 
   _format_filename(self, msg, seq_num, self->filename);
-  return _entry_of(self, self->filename, NULL);
+  return _entry_of(self, self->filename->str, self->filename->len, NULL);
 }
 
 static void
@@ -344,7 +344,7 @@ fastfile_lane_prepare_append(const FastFileLane *self, FastFilePrepared *prepare
   if (!self->single_file)
     {
       _format_filename(self, msg, seq_num, prepared->filename);
-      const gchar *refused = _refused_reason(prepared->filename);
+      const gchar *refused = _refused_reason(prepared->filename->str, prepared->filename->len);
       if (refused)
         return refused;
     }
@@ -375,10 +375,7 @@ fastfile_lane_stage_bytes(FastFileLane *self, const gchar *filename, gsize filen
   staged->len = 0;
   staged->buffer_full = FALSE;
   if (!entry)
-    {
-      g_string_append_len(g_string_truncate(self->filename, 0), filename, filename_len);
-      entry = _entry_of(self, self->filename, refused);
-    }
+    entry = _entry_of(self, filename, filename_len, refused);
   if (entry && G_UNLIKELY(self->file_hooks || (held->flags & LF_MARK)) && !_file_hooks(self, entry, held))
     {
       _push_record(self, NULL, held, FASTFILE_RECORD_FILTERED, ack_needed, size);

@@ -153,7 +153,7 @@ const gchar *fastfile_lane_prepare_append(const FastFileLane *self, FastFilePrep
 FastFileRecordState fastfile_lane_stage_prepared(FastFileLane *self, FastFilePrepared *prepared, LogMessage *held,
     gboolean ack_needed, gsize size, FastFileStaged *staged);
 /* lock held: the same for a record prepared earlier and kept by the caller
- * (its file name is ignored with a literal one) */
+ * (its file name, NUL-terminated, is ignored with a literal one) */
 FastFileRecordState fastfile_lane_stage_bytes(FastFileLane *self, const gchar *filename, gsize filename_len,
     const gchar *refused, gboolean skipped, const gchar *record,
     gsize record_len, LogMessage *held, gboolean ack_needed, gsize size,

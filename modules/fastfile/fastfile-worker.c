@@ -612,7 +612,8 @@ _defer(FastFileWorker *self, FastFilePrepared *prepared, LogMessage *msg, gint32
     {
       record.name_at = deferred->names->len;
       record.name_len = prepared->filename->len;
-      g_string_append_len(deferred->names, prepared->filename->str, prepared->filename->len);
+      /* with its NUL: the lane looks it up as it is */
+      g_string_append_len(deferred->names, prepared->filename->str, prepared->filename->len + 1);
     }
   record.size = log_msg_get_size(msg);
   record.held = keep ? msg : log_msg_ref(msg);
@@ -1091,16 +1092,13 @@ _deinit(LogThreadedDestWorker *s)
   FastFileWorker *self = (FastFileWorker *) s;
 
   g_mutex_lock(&self->lock);
+  self->direct.accepting = FALSE;
   if (self->lane_ready)
     {
       /* every main loop job ends before a deinit and stages what it deferred at its end (_job_done()):
        * should anything be left, it is written with the rest */
       for (gint i = 0; i < MAIN_LOOP_MAX_WORKER_THREADS; i++)
         _stage_deferred_locked(self, i, FALSE);
-    }
-  self->direct.accepting = FALSE;
-  if (self->lane_ready)
-    {
       /* the last chance of the held records: write, settle, keep the rest in the queue */
       _write_rounds_locked(self, TRUE);
       _collect_and_settle_locked(self);

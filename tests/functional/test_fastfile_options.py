@@ -158,11 +158,21 @@ class TestOptions(fdharness.TestCase):
         for t in senders:
             t.join()
 
-    def assert_each_connection_in_order(self, seqs, connections, n):
-        self.assertEqual(sorted(seqs), list(range(n)))
-        for c in range(connections):
-            mine = [seq for seq in seqs if seq % connections == c]
-            self.assertEqual(mine, sorted(mine), "connection %d's lines out of order" % c)
+    CONCURRENT_LINES = 80000
+
+    def deliver_concurrently(self, dest):
+        """CONCURRENT_LINES lines over four concurrent connections
+        (send_concurrently()) through dest (a format string for the workdir),
+        fetched 100 at a time; waits for all of them to be counted as written,
+        none dropped; returns the workdir"""
+        w = self.workdir()
+        n = self.CONCURRENT_LINES
+        cfg = config(w, dest % w, "max-connections(4) log-iw-size(40000) log-fetch-limit(100)")
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            self.send_concurrently(os.path.join(w, "in.sock"), 4, n)
+            self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
+            self.assertEqual(sng.stat("dst.fast-file", "d_fast", "dropped") or 0, 0)
+        return w
 
     def test_concurrent_connections_keep_their_order(self):
         """Four connections delivered by syslog-ng's threads side by side into
@@ -170,28 +180,20 @@ class TestOptions(fdharness.TestCase):
         meanwhile and stages them at its next turn or at the end of its job;
         every line is written once, whole, each connection's in its order, and
         counted as written."""
-        w = self.workdir()
-        n = 80000
-        cfg = config(w, 'fast-file("%s/out.log" template("${MSG}\\n"));' % w,
-                     "max-connections(4) log-iw-size(40000) log-fetch-limit(100)")
-        with fdharness.SyslogNg(cfg, workdir=w) as sng:
-            self.send_concurrently(os.path.join(w, "in.sock"), 4, n)
-            self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
-            self.assertEqual(sng.stat("dst.fast-file", "d_fast", "dropped") or 0, 0)
+        n = self.CONCURRENT_LINES
+        w = self.deliver_concurrently('fast-file("%s/out.log" template("${MSG}\\n"));')
         seqs, torn = read_seqs(os.path.join(w, "out.log"))
         self.assertEqual(torn, [])
-        self.assert_each_connection_in_order(seqs, 4, n)
+        self.assertEqual(sorted(seqs), list(range(n)))
+        for c in range(4):
+            mine = [seq for seq in seqs if seq % 4 == c]
+            self.assertEqual(mine, sorted(mine), "connection %d's lines out of order" % c)
 
     def test_concurrent_connections_into_templated_files(self):
         """The same into a file per program (${PROGRAM}, one per connection):
         each file holds its connection's lines, once and in order."""
-        w = self.workdir()
-        n = 80000
-        cfg = config(w, 'fast-file("%s/${PROGRAM}.log" template("${MSG}\\n"));' % w,
-                     "max-connections(4) log-iw-size(40000) log-fetch-limit(100)")
-        with fdharness.SyslogNg(cfg, workdir=w) as sng:
-            self.send_concurrently(os.path.join(w, "in.sock"), 4, n)
-            self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
+        n = self.CONCURRENT_LINES
+        w = self.deliver_concurrently('fast-file("%s/${PROGRAM}.log" template("${MSG}\\n"));')
         everything = []
         for c in range(4):
             seqs, torn = read_seqs(os.path.join(w, "prog%d.log" % c))
