@@ -43,6 +43,7 @@ fastfile_lane_init(FastFileLane *self, const FastFileLaneOptions *options, GErro
   fastfile_marks_init(&self->marks, options->marks);
   self->file_hooks = fastfile_lane_needs_tick(self);
   self->seq_num = options->seq_num;
+  self->delivering_thread = FASTFILE_NO_THREAD;
 
   self->filename = g_string_sized_new(256);
   self->discarded = g_ptr_array_new();
@@ -167,7 +168,8 @@ _push_record(FastFileLane *self, FastFileEntry *entry, LogMessage *held, FastFil
     }
   self->records[self->tail++] = (FastFileRecord)
   {
-    .entry = entry, .held = held, .state = state, .ack_needed = ack_needed, .size = (guint32) MIN(size, G_MAXUINT32)
+    .entry = entry, .held = held, .state = state, .ack_needed = ack_needed, .thread = self->delivering_thread,
+    .size = (guint32) MIN(size, G_MAXUINT32)
   };
   if (state == FASTFILE_RECORD_UNWRITTEN)
     self->unwritten++;

@@ -55,8 +55,11 @@ typedef struct _FastFileRecord
   LogMessage *held;           /* held records: the message; NULL for queued records */
   guint8 state;
   guint8 ack_needed;
+  guint8 thread;              /* held records: the main loop thread that delivered it, or FASTFILE_NO_THREAD */
   guint32 size;               /* held records: the message's size, for the queue's memory_usage */
 } FastFileRecord;
+
+#define FASTFILE_NO_THREAD G_MAXUINT8
 
 typedef struct _FastFileLaneOptions
 {
@@ -97,6 +100,7 @@ typedef struct _FastFileLane
   guint settled;                      /* records settled and not yet collected */
   guint unwritten;                    /* records staged and not yet on disk */
   gsize staged_bytes;                 /* bytes formatted since the writer last took them */
+  guint8 delivering_thread;           /* set by the owner around staging: the records' `thread` */
   GPtrArray *discarded;               /* writer's scratch */
 
   struct

@@ -92,6 +92,10 @@ typedef struct _FastFileWorker
   FastFilePrepared *prepared[MAIN_LOOP_MAX_WORKER_THREADS];
   /* per main loop thread: the records it formatted while others held the lock, not yet staged */
   struct _FastFileDeferred *deferred[MAIN_LOOP_MAX_WORKER_THREADS];
+  /* per main loop thread: settled records of messages it delivered, which another thread collected
+   * while it was at work (under lock), and those it takes out of there to settle (that thread's only) */
+  GArray *theirs[MAIN_LOOP_MAX_WORKER_THREADS];
+  GArray *taken[MAIN_LOOP_MAX_WORKER_THREADS];
   struct iv_event wakeup_event;      /* posted by delivering threads */
   struct iv_timer retry_timer;       /* the next retry of a file that failed */
   struct iv_timer batch_timer;       /* batch-timeout() */

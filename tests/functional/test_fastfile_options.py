@@ -160,18 +160,21 @@ class TestOptions(fdharness.TestCase):
 
     CONCURRENT_LINES = 80000
 
-    def deliver_concurrently(self, dest):
-        """CONCURRENT_LINES lines over four concurrent connections
+    def deliver_concurrently(self, dest, n=None, window=40000):
+        """n (CONCURRENT_LINES) lines over four concurrent connections
         (send_concurrently()) through dest (a format string for the workdir),
-        fetched 100 at a time; waits for all of them to be counted as written,
+        fetched 100 at a time, log-iw-size(window) shared by them; waits for all
+        of them to be counted as written and none left in the queue's count,
         none dropped; returns the workdir"""
         w = self.workdir()
-        n = self.CONCURRENT_LINES
-        cfg = config(w, dest % w, "max-connections(4) log-iw-size(40000) log-fetch-limit(100)")
+        n = n or self.CONCURRENT_LINES
+        cfg = config(w, dest % w, "max-connections(4) log-iw-size(%d) log-fetch-limit(100)" % window)
         with fdharness.SyslogNg(cfg, workdir=w) as sng:
             self.send_concurrently(os.path.join(w, "in.sock"), 4, n)
             self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
             self.assertEqual(sng.stat("dst.fast-file", "d_fast", "dropped") or 0, 0)
+            self.assertTrue(fdharness.wait_until(lambda: sng.stat("dst.fast-file", "d_fast", "queued") == 0, 10),
+                            sng.stat("dst.fast-file", "d_fast", "queued"))
         return w
 
     def test_concurrent_connections_keep_their_order(self):
@@ -188,6 +191,18 @@ class TestOptions(fdharness.TestCase):
         for c in range(4):
             mine = [seq for seq in seqs if seq % 4 == c]
             self.assertEqual(mine, sorted(mine), "connection %d's lines out of order" % c)
+
+    def test_concurrent_connections_with_small_windows(self):
+        """A message delivered by one of syslog-ng's threads and written by
+        another is acked and freed by the thread that delivered it, at its next
+        message or at the end of its job: with a window of 25 messages per
+        connection every connection stalls unless those acks come back while it
+        sends, so all of them arriving proves they do."""
+        n = 20000
+        w = self.deliver_concurrently('fast-file("%s/out.log" template("${MSG}\\n"));', n, window=100)
+        seqs, torn = read_seqs(os.path.join(w, "out.log"))
+        self.assertEqual(torn, [])
+        self.assertEqual(sorted(seqs), list(range(n)))
 
     def test_concurrent_connections_into_templated_files(self):
         """The same into a file per program (${PROGRAM}, one per connection):

@@ -761,6 +761,44 @@ test_direct_acked_by_the_delivering_thread(void)
   g_free(path);
 }
 
+/* two delivering threads at work: the one whose job ends writes the other's
+ * message too, but leaves its ack (and its free) to the thread that delivered
+ * it, which settles it at its next message, on its own thread */
+static void
+test_direct_acked_by_the_thread_that_delivered_it(void)
+{
+  gchar *path = tmp_path("direct-owner.log");
+  Rig rig = rig_new(path, "${MSG}\n");
+  rig_start(&rig);
+  Job *writer = job_start(&rig);
+  Job *other = job_start(&rig);
+  acked = 0;
+
+  job_deliver(writer, "h", "w");
+  job_deliver(other, "h", "o");
+  last_ack_thread = NULL;
+  job_run(writer, JOB_END, NULL);
+  assert_file(path, "w\no\n");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 1);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, writer->thread);
+
+  last_ack_thread = NULL;
+  job_deliver(other, "h", "p");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 2);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, other->thread);
+
+  /* its job's end writes its last one: nothing is left over */
+  job_run(other, JOB_END, NULL);
+  assert_file(path, "w\no\np\n");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 3);
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&((FastFileWorker *) rig.worker)->lane), 0);
+
+  job_stop(writer);
+  job_stop(other);
+  rig_free(&rig);
+  g_free(path);
+}
+
 /* while another thread writes (the worker's, here), a delivering thread
  * leaves its batch to it instead of waiting: the writer takes it when done */
 static void
@@ -864,9 +902,13 @@ test_direct_long_lines_written_beside_a_lone_deliverer(void)
   last_ack_thread = NULL;
   job_run(t.job, JOB_END, NULL);
   assert_file_size(t.path, 441 * LONG_LINE);
-  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 441);
+  /* the other thread's one line is acked by that thread, when its job ends */
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 440);
   CU_ASSERT_PTR_EQUAL(last_ack_thread, t.job->thread);
+  last_ack_thread = NULL;
   job_run(other, JOB_END, NULL);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 441);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, other->thread);
   /* the worker's one write, then the job thread's: at 64 KiB in its job, the rest at its end */
   CU_ASSERT_EQUAL(t.worker->lane.files.write_syscalls, 3);
 
@@ -1367,6 +1409,7 @@ static CU_TestInfo worker_tests[] =
   { "a drained batch is rewound whole", test_drained_batch_is_rewound_whole },
   { "direct: written at job end, acked after", test_direct_written_at_job_end_and_acked_after },
   { "direct: acked by the delivering thread", test_direct_acked_by_the_delivering_thread },
+  { "direct: acked by the thread that delivered it", test_direct_acked_by_the_thread_that_delivered_it },
   { "direct: handed over while another writes", test_direct_handed_over_while_another_writes },
   { "direct: long lines written beside a lone deliverer", test_direct_long_lines_written_beside_a_lone_deliverer },
   { "direct: a small job of long lines written here", test_direct_small_job_of_long_lines_written_here },
