@@ -626,6 +626,7 @@ typedef struct _FastFileDeferred
   GArray *records;                    /* FastFileDeferredRecord, in arrival order */
   GString *lines;                     /* their formatted lines, one after another */
   GString *names;                     /* their file names (templated names only) */
+  gboolean short_lines;               /* the lines last staged were short: batch apart */
 } FastFileDeferred;
 
 static void
@@ -637,6 +638,31 @@ _deferred_free(FastFileDeferred *self)
   g_string_free(self->lines, TRUE);
   g_string_free(self->names, TRUE);
   g_free(self);
+}
+
+/* Lines shorter than this on average are formatted apart by a delivering
+ * thread in a job while other delivering threads are at work, even when the
+ * lock is free: it takes the lock once per FASTFILE_DEFER_RECORDS records
+ * instead of once per message, and the lock's cache line and the lane's
+ * stop going back and forth between the CPUs for each message.  Measured
+ * with 4 connections (paired interleaved rounds, 5 each, into one file and
+ * into a file per connection): 1.17x / 1.27x the msgs/s at 100 B, 1.02x /
+ * 1.04x at 300 B; at 1000 B always formatting apart was 0.93x into a file
+ * per connection: the copy of long lines from the thread's buffer into the
+ * file's costs more than the lock saves. */
+#define FASTFILE_APART_MAX_LINE 512
+
+/* a delivering thread, without the lock: TRUE when it formats msg apart
+ * (_defer()) without trying the lock first */
+static gboolean
+_batching_apart(FastFileWorker *self, const LogPathOptions *path_options, gint thread_id)
+{
+  if (!(thread_id >= 0 && thread_id < MAIN_LOOP_MAX_WORKER_THREADS && path_options->flow_control_requested
+        && self->direct.job_registered[thread_id]
+        && g_atomic_int_get((volatile gint *) &self->direct.active_jobs) >= 2))
+    return FALSE;
+  FastFileDeferred *deferred = self->deferred[thread_id];
+  return !deferred || deferred->short_lines;
 }
 
 /* a delivering thread, without the lock: format msg and keep its record
@@ -660,6 +686,7 @@ _defer(FastFileWorker *self, FastFilePrepared *prepared, LogMessage *msg, gint32
       deferred->records = g_array_sized_new(FALSE, FALSE, sizeof(FastFileDeferredRecord), FASTFILE_DEFER_RECORDS);
       deferred->lines = g_string_sized_new(FASTFILE_DEFER_BYTES + 4096);
       deferred->names = g_string_sized_new(self->lane.single_file ? 0 : 4096);
+      deferred->short_lines = TRUE;
       self->deferred[thread_id] = deferred;
     }
   FastFileDeferred *deferred = self->deferred[thread_id];
@@ -739,6 +766,7 @@ _stage_deferred_locked(FastFileWorker *self, gint thread_id, gboolean in_job)
       if (staged.len)
         log_threaded_dest_driver_insert_msg_length_stats(self->super.owner, staged.len);
     }
+  deferred->short_lines = deferred->lines->len < (gsize) deferred->records->len * FASTFILE_APART_MAX_LINE;
   g_array_set_size(deferred->records, 0);
   g_string_truncate(deferred->lines, 0);
   g_string_truncate(deferred->names, 0);
@@ -771,7 +799,7 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
 
   if (templates)
     scratch_buffers_mark(&mark);
-  if (!g_mutex_trylock(&self->lock))
+  if (_batching_apart(self, path_options, thread_id) || !g_mutex_trylock(&self->lock))
     {
       /* another delivering thread holds it: format here meanwhile, only copy under it */
       prepared = in_job ? _prepared_for(self, thread_id) : NULL;

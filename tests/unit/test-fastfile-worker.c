@@ -799,6 +799,59 @@ test_direct_acked_by_the_thread_that_delivered_it(void)
   g_free(path);
 }
 
+/* while another delivering thread is at work, a job formats its short
+ * lines apart, without the lock, and stages them at its job's end, in their
+ * order; long lines (FASTFILE_APART_MAX_LINE) take the lock each */
+static void
+test_direct_formatted_apart_while_others_deliver(void)
+{
+  gchar *path = tmp_path("direct-apart.log");
+  Rig rig = rig_new(path, "${MSG}\n");
+  rig_start(&rig);
+  FastFileLane *lane = &((FastFileWorker *) rig.worker)->lane;
+  Job *one = job_start(&rig);
+  Job *two = job_start(&rig);
+  acked = 0;
+
+  job_deliver(one, "h", "a1");
+  job_deliver(two, "h", "b1");
+  job_deliver(one, "h", "a2");
+  job_deliver(one, "h", "a3");
+  /* a2 and a3 wait in the thread's own buffer */
+  CU_ASSERT_EQUAL(fastfile_lane_pending(lane), 2);
+  job_run(one, JOB_END, NULL);
+  assert_file(path, "a1\nb1\na2\na3\n");
+  job_run(two, JOB_END, NULL);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 4);
+
+  /* long lines go apart as long as the lines the thread last staged were short */
+  gchar *text = g_strnfill(600, 'l');
+  job_deliver(one, "h", "c1");
+  job_deliver(two, "h", "d1");
+  job_deliver(one, "h", text);
+  job_deliver(one, "h", text);
+  CU_ASSERT_EQUAL(fastfile_lane_pending(lane), 2);
+  job_run(one, JOB_END, NULL);
+  job_run(two, JOB_END, NULL);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 8);
+  /* ... and those were long: now each takes the lock */
+  job_deliver(one, "h", "e1");
+  job_deliver(two, "h", "f1");
+  job_deliver(one, "h", text);
+  job_deliver(one, "h", text);
+  CU_ASSERT_EQUAL(fastfile_lane_pending(lane), 4);
+  job_run(one, JOB_END, NULL);
+  job_run(two, JOB_END, NULL);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 12);
+  CU_ASSERT_EQUAL(fastfile_lane_pending(lane), 0);
+  g_free(text);
+
+  job_stop(one);
+  job_stop(two);
+  rig_free(&rig);
+  g_free(path);
+}
+
 /* while another thread writes (the worker's, here), a delivering thread
  * leaves its batch to it instead of waiting: the writer takes it when done */
 static void
@@ -1410,6 +1463,7 @@ static CU_TestInfo worker_tests[] =
   { "direct: written at job end, acked after", test_direct_written_at_job_end_and_acked_after },
   { "direct: acked by the delivering thread", test_direct_acked_by_the_delivering_thread },
   { "direct: acked by the thread that delivered it", test_direct_acked_by_the_thread_that_delivered_it },
+  { "direct: formatted apart while others deliver", test_direct_formatted_apart_while_others_deliver },
   { "direct: handed over while another writes", test_direct_handed_over_while_another_writes },
   { "direct: long lines written beside a lone deliverer", test_direct_long_lines_written_beside_a_lone_deliverer },
   { "direct: a small job of long lines written here", test_direct_small_job_of_long_lines_written_here },
