@@ -626,6 +626,7 @@ typedef struct _FastFileDeferred
   GArray *records;                    /* FastFileDeferredRecord, in arrival order */
   GString *lines;                     /* their formatted lines, one after another */
   GString *names;                     /* their file names (templated names only) */
+  guint kept;                         /* of them, held with the caller's reference: not yet counted */
   gboolean short_lines;               /* the lines last staged were short: batch apart */
 } FastFileDeferred;
 
@@ -751,6 +752,16 @@ _stage_deferred_locked(FastFileWorker *self, gint thread_id, gboolean in_job)
 
   if (!deferred || deferred->records->len == 0)
     return FALSE;
+  /* before any of them can be acked */
+  if (deferred->kept)
+    {
+      /* counted once per batch: the counters' cache lines are written by every delivering thread */
+      LogThreadedDestDriver *owner = self->super.owner;
+      stats_counter_add(fd_thrdest_processed_counter(owner), deferred->kept);
+      stats_counter_add(owner->super.super.processed_group_messages, deferred->kept);
+      stats_counter_add(owner->super.queued_global_messages, deferred->kept);
+      deferred->kept = 0;
+    }
   for (guint i = 0; i < deferred->records->len; i++)
     {
       self->lane.delivering_thread = thread_id;
@@ -807,7 +818,10 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
         {
           if (templates)
             scratch_buffers_reclaim_marked(mark);
-          _account_delivery(self, msg, path_options, keep);
+          if (keep)
+            self->deferred[thread_id]->kept++;
+          else
+            _account_delivery(self, msg, path_options, keep);
           return TRUE;
         }
       if (prepared)

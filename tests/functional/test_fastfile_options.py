@@ -165,7 +165,7 @@ class TestOptions(fdharness.TestCase):
         (send_concurrently()) through dest (a format string for the workdir),
         fetched 100 at a time, log-iw-size(window) shared by them; waits for all
         of them to be counted as written and none left in the queue's count,
-        none dropped; returns the workdir"""
+        all processed, none dropped; returns the workdir"""
         w = self.workdir()
         n = n or self.CONCURRENT_LINES
         cfg = config(w, dest % w, "max-connections(4) log-iw-size(%d) log-fetch-limit(100)" % window)
@@ -175,6 +175,8 @@ class TestOptions(fdharness.TestCase):
             self.assertEqual(sng.stat("dst.fast-file", "d_fast", "dropped") or 0, 0)
             self.assertTrue(fdharness.wait_until(lambda: sng.stat("dst.fast-file", "d_fast", "queued") == 0, 10),
                             sng.stat("dst.fast-file", "d_fast", "queued"))
+            # counted once per batch of those formatted apart: every one is counted
+            self.assertEqual(sng.stat("dst.fast-file", "d_fast", "processed"), n)
         return w
 
     def test_concurrent_connections_keep_their_order(self):
