@@ -653,14 +653,26 @@ _deferred_free(FastFileDeferred *self)
  * file's costs more than the lock saves. */
 #define FASTFILE_APART_MAX_LINE 512
 
-/* a delivering thread, without the lock: TRUE when it formats msg apart
- * (_defer()) without trying the lock first */
+/* a delivering thread in a job, without the lock: whether it may format
+ * msg apart (_defer()).  Without flow control the queue's limit is checked
+ * under the lock; and only a job whose end is registered here (its first
+ * message took the lock) is sure to stage what it defers.  A lone
+ * delivering thread found the lock with this worker's own thread, briefly:
+ * it waits, as it always did (an unlocked look at the count: a stale one
+ * only picks the other way) */
+static gboolean
+_may_defer(FastFileWorker *self, const LogPathOptions *path_options, gint thread_id)
+{
+  return path_options->flow_control_requested && self->direct.job_registered[thread_id]
+         && g_atomic_int_get((volatile gint *) &self->direct.active_jobs) >= 2;
+}
+
+/* a delivering thread in a job, without the lock: TRUE when it formats msg
+ * apart (_defer()) without trying the lock first */
 static gboolean
 _batching_apart(FastFileWorker *self, const LogPathOptions *path_options, gint thread_id)
 {
-  if (!(thread_id >= 0 && thread_id < MAIN_LOOP_MAX_WORKER_THREADS && path_options->flow_control_requested
-        && self->direct.job_registered[thread_id]
-        && g_atomic_int_get((volatile gint *) &self->direct.active_jobs) >= 2))
+  if (!_may_defer(self, path_options, thread_id))
     return FALSE;
   FastFileDeferred *deferred = self->deferred[thread_id];
   return !deferred || deferred->short_lines;
@@ -673,13 +685,7 @@ static gboolean
 _defer(FastFileWorker *self, FastFilePrepared *prepared, LogMessage *msg, gint32 seq_num,
        const LogPathOptions *path_options, gboolean keep, gint thread_id)
 {
-  /* without flow control the queue's limit is checked under the lock; and
-   * only a job whose end is registered here (its first message took the
-   * lock) is sure to stage what it defers.  A lone delivering thread found
-   * the lock with this worker's own thread, briefly: it waits, as it always
-   * did (an unlocked look at the count: a stale one only picks the other way) */
-  if (!path_options->flow_control_requested || !self->direct.job_registered[thread_id]
-      || g_atomic_int_get((volatile gint *) &self->direct.active_jobs) < 2)
+  if (!_may_defer(self, path_options, thread_id))
     return FALSE;
   if (!self->deferred[thread_id])
     {
@@ -762,9 +768,9 @@ _stage_deferred_locked(FastFileWorker *self, gint thread_id, gboolean in_job)
       stats_counter_add(owner->super.queued_global_messages, deferred->kept);
       deferred->kept = 0;
     }
+  self->lane.delivering_thread = thread_id;
   for (guint i = 0; i < deferred->records->len; i++)
     {
-      self->lane.delivering_thread = thread_id;
       FastFileDeferredRecord *record = &g_array_index(deferred->records, FastFileDeferredRecord, i);
       FastFileStaged staged;
       FastFileRecordState state = fastfile_lane_stage_bytes(&self->lane, deferred->names->str + record->name_at,
@@ -772,11 +778,11 @@ _stage_deferred_locked(FastFileWorker *self, gint thread_id, gboolean in_job)
                                   deferred->lines->str + record->record_at,
                                   record->record_len, record->held,
                                   record->ack_needed, record->size, &staged);
-      self->lane.delivering_thread = FASTFILE_NO_THREAD;
       post = _staged_locked(self, state, record->size, &staged, in_job, thread_id) || post;
       if (staged.len)
         log_threaded_dest_driver_insert_msg_length_stats(self->super.owner, staged.len);
     }
+  self->lane.delivering_thread = FASTFILE_NO_THREAD;
   deferred->short_lines = deferred->lines->len < (gsize) deferred->records->len * FASTFILE_APART_MAX_LINE;
   g_array_set_size(deferred->records, 0);
   g_string_truncate(deferred->lines, 0);
@@ -810,7 +816,7 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
 
   if (templates)
     scratch_buffers_mark(&mark);
-  if (_batching_apart(self, path_options, thread_id) || !g_mutex_trylock(&self->lock))
+  if ((in_job && _batching_apart(self, path_options, thread_id)) || !g_mutex_trylock(&self->lock))
     {
       /* another delivering thread holds it: format here meanwhile, only copy under it */
       prepared = in_job ? _prepared_for(self, thread_id) : NULL;
