@@ -17,14 +17,21 @@
 
 /*
  * bench-hold(depth(N)): a measuring instrument, never installed.  It writes
- * nothing: it holds each message until N more have arrived, then acks and
- * frees it on the thread that delivered the newest one.  That is the least
- * any destination does that acknowledges a message only after its batch is
- * written (fast-file(), stock file() with flow control): keep the message
- * and its ack while the batch fills, then settle it outside the source's
- * reference cache.  Its msgs/s, against no destination, is the ceiling of
- * such a destination that batches N messages; fast-file()'s distance to it
- * is what its formatting, hand-off and write() cost.
+ * nothing: it holds each message until N more have arrived through the
+ * thread that delivered it, then acks and frees it on that thread.  That is
+ * the least any destination does that acknowledges a message only after its
+ * batch is written (fast-file(), stock file() with flow control): keep the
+ * message and its ack while the batch fills, then settle it outside the
+ * source's reference cache.  Its msgs/s, against no destination, is the
+ * ceiling of such a destination that batches N messages; fast-file()'s
+ * distance to it is what its formatting, hand-off and write() cost.
+ *
+ * Each of the main loop's worker threads holds its messages in a ring of its
+ * own, without a lock: with several connections a ring shared by their
+ * threads would add what a destination need not pay (a lock taken in turns
+ * for every message, messages freed on a thread other than the one that
+ * allocated them, which waits on glibc's arena lock).  Any other thread
+ * uses one shared ring under a lock.
  */
 #include "bench-hold.h"
 #include "logmsg/logmsg.h"
@@ -37,15 +44,23 @@ typedef struct _BenchHeld
   gboolean ack_needed;
 } BenchHeld;
 
+typedef struct _BenchHoldRing
+{
+  BenchHeld *held;
+  guint head, count;
+} BenchHoldRing;
+
+/* rings[MAIN_LOOP_MAX_WORKER_THREADS]: the one shared by threads outside the main loop's workers */
+#define BENCH_HOLD_SHARED MAIN_LOOP_MAX_WORKER_THREADS
+
 typedef struct _BenchHoldDriver
 {
   LogDestDriver super;
   gint depth;
   /* nothing after the driver: hold the caller's reference and ack (as fast-file() does) */
   gboolean keep;
-  GMutex lock;
-  BenchHeld *ring;
-  guint head, count;
+  GMutex shared_lock;
+  BenchHoldRing rings[MAIN_LOOP_MAX_WORKER_THREADS + 1];
 } BenchHoldDriver;
 
 static void
@@ -70,16 +85,24 @@ _queue(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
       log_msg_ref(msg);
     }
 
-  g_mutex_lock(&self->lock);
-  if (self->count == (guint) self->depth)
+  gint thread_id = fd_main_loop_worker_thread_index();
+  gboolean shared = thread_id < 0 || thread_id >= MAIN_LOOP_MAX_WORKER_THREADS;
+  BenchHoldRing *ring = &self->rings[shared ? BENCH_HOLD_SHARED : thread_id];
+
+  if (shared)
+    g_mutex_lock(&self->shared_lock);
+  if (!ring->held)
+    ring->held = g_new0(BenchHeld, self->depth);
+  if (ring->count == (guint) self->depth)
     {
-      oldest = self->ring[self->head];
-      self->head = (self->head + 1) % self->depth;
-      self->count--;
+      oldest = ring->held[ring->head];
+      ring->head = (ring->head + 1) % self->depth;
+      ring->count--;
     }
-  self->ring[(self->head + self->count) % self->depth] = held;
-  self->count++;
-  g_mutex_unlock(&self->lock);
+  ring->held[(ring->head + ring->count) % self->depth] = held;
+  ring->count++;
+  if (shared)
+    g_mutex_unlock(&self->shared_lock);
 
   if (oldest.msg)
     _settle(&oldest);
@@ -95,8 +118,6 @@ _init(LogPipe *s)
   if (!log_dest_driver_init_method(s))
     return FALSE;
   self->keep = fd_pipe_nothing_after(s) && !pipe_single_step_hook;
-  if (!self->ring)
-    self->ring = g_new0(BenchHeld, self->depth);
   return TRUE;
 }
 
@@ -105,14 +126,17 @@ _deinit(LogPipe *s)
 {
   BenchHoldDriver *self = (BenchHoldDriver *) s;
 
-  g_mutex_lock(&self->lock);
-  for (; self->count > 0; self->count--)
+  /* no delivering thread is at work any more */
+  for (gint i = 0; i <= BENCH_HOLD_SHARED; i++)
     {
-      _settle(&self->ring[self->head]);
-      self->head = (self->head + 1) % self->depth;
+      BenchHoldRing *ring = &self->rings[i];
+      for (; ring->count > 0; ring->count--)
+        {
+          _settle(&ring->held[ring->head]);
+          ring->head = (ring->head + 1) % self->depth;
+        }
+      ring->head = 0;
     }
-  self->head = 0;
-  g_mutex_unlock(&self->lock);
   return log_dest_driver_deinit_method(s);
 }
 
@@ -121,8 +145,9 @@ _free(LogPipe *s)
 {
   BenchHoldDriver *self = (BenchHoldDriver *) s;
 
-  g_free(self->ring);
-  g_mutex_clear(&self->lock);
+  for (gint i = 0; i <= BENCH_HOLD_SHARED; i++)
+    g_free(self->rings[i].held);
+  g_mutex_clear(&self->shared_lock);
   log_dest_driver_free(s);
 }
 
@@ -138,7 +163,7 @@ bench_hold_dd_new(GlobalConfig *cfg)
   BenchHoldDriver *self = g_new0(BenchHoldDriver, 1);
 
   log_dest_driver_init_instance(&self->super, cfg);
-  g_mutex_init(&self->lock);
+  g_mutex_init(&self->shared_lock);
   self->depth = 1;
   self->super.super.super.init = _init;
   self->super.super.super.deinit = _deinit;

@@ -21,6 +21,7 @@ smaller than the depth stops at the window, since no ack comes back."""
 
 import os
 import sys
+import threading
 import time
 import unittest
 
@@ -70,6 +71,27 @@ class TestBenchHold(fdharness.TestCase):
     def test_every_message_goes_through_when_the_depth_fits_in_the_window(self):
         _, after = self.run_with_depth(WINDOW // 2)
         self.assertEqual(after, SENT)
+
+    def test_several_connections_each_go_through(self):
+        """with several connections each delivering thread holds its own ring;
+        every message of each connection still goes through, and the daemon
+        acks what its rings hold when it stops"""
+        workdir = fdharness.make_workdir("fdtest-hold-")
+        sock = os.path.join(workdir, "in.sock")
+        cfg = config(sock, 50).replace("max-connections(1) log-iw-size(%d)" % WINDOW,
+                                       "max-connections(4) log-iw-size(%d)" % (4 * 1000))
+        per_connection = 2000
+        with fdharness.SyslogNg(cfg, workdir=workdir, module_path=module_path()) as sng:
+            senders = [threading.Thread(target=fdharness.send_lines, args=(
+                sock, [b"<13>Dec  2 04:30:00 host%d prog: message %d" % (c, i) for i in range(per_connection)]))
+                for c in range(4)]
+            for t in senders:
+                t.start()
+            for t in senders:
+                t.join()
+            self.assertTrue(fdharness.wait_until(lambda: self.received(sng) == 4 * per_connection, timeout=10),
+                            self.received(sng))
+        self.assertEqual(sng.returncode, 0, sng.output())
 
     def test_depth_must_be_positive(self):
         rc, text = fdharness.check_config(config("/tmp/unused.sock", 0), module_path=module_path())
