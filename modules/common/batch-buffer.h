@@ -28,10 +28,10 @@
  *
  * Capacity policy (buffer-size(0), adaptive): at reset the capacity is set
  * to expected_records x the latest batch's average record size, or what
- * recent batches took if that is more (a quarter less with each batch after),
+ * recent batches took if that is more (1/32 less with each batch after),
  * at most 4 MiB, rounded up to a page; it grows geometrically only when a
  * batch does not fit, and what a batch of outliers took is given back over
- * the next few batches (at once beyond 4 MiB).
+ * the next few dozen batches (at once beyond 4 MiB).
  * With a fixed cap (buffer-size(N)) batch_buffer_is_full() tells the caller
  * to flush before appending more.
  */
@@ -47,7 +47,7 @@ typedef struct _BatchBuffer
   gsize batch_bytes;        /* since the last reset: for the average record size */
   guint batch_records;
   gsize average_record;     /* of the latest batch that had records */
-  gsize recent_bytes;       /* what recent batches took, a quarter less with each batch after */
+  gsize recent_bytes;       /* what recent batches took, 1/32 less with each batch after */
 } BatchBuffer;
 
 void batch_buffer_init(BatchBuffer *self, guint expected_records, gsize fixed_capacity);
