@@ -32,6 +32,14 @@
  * for every message, messages freed on a thread other than the one that
  * allocated them, which waits on glibc's arena lock).  Any other thread
  * uses one shared ring under a lock.
+ *
+ * bench-hold(handover(yes)) measures the other way a destination can go: the
+ * delivering thread only hands the message pointers over, N at a time, to a
+ * thread of the destination's, which reads each message's bytes (as it would
+ * to format them), acks them and gives them back to the delivering thread to
+ * free (freeing them on another thread waits on glibc's arena lock).  That is
+ * the least a destination pays on the delivering thread when it formats and
+ * writes on a thread of its own.
  */
 #include "bench-hold.h"
 #include "logmsg/logmsg.h"
@@ -44,10 +52,22 @@ typedef struct _BenchHeld
   gboolean ack_needed;
 } BenchHeld;
 
+/* handover(yes): N messages handed over at once */
+typedef struct _BenchChunk
+{
+  struct _BenchChunk *next;
+  struct _BenchHoldRing *owner;
+  guint count;
+  BenchHeld held[];
+} BenchChunk;
+
 typedef struct _BenchHoldRing
 {
   BenchHeld *held;
   guint head, count;
+  /* handover(yes): the chunk being filled, chunks to reuse, and those the
+   * destination's thread has acked (a stack it pushes onto, taken whole) */
+  BenchChunk *filling, *spare, *done;
 } BenchHoldRing;
 
 /* rings[MAIN_LOOP_MAX_WORKER_THREADS]: the one shared by threads outside the main loop's workers */
@@ -59,18 +79,143 @@ typedef struct _BenchHoldDriver
   gint depth;
   /* nothing after the driver: hold the caller's reference and ack (as fast-file() does) */
   gboolean keep;
+  gboolean handover;
   GMutex shared_lock;
   BenchHoldRing rings[MAIN_LOOP_MAX_WORKER_THREADS + 1];
+
+  /* handover(yes): the destination's thread and the chunks handed to it */
+  GThread *thread;
+  GMutex lock;
+  GCond cond;
+  GQueue pending;
+  gboolean stopping;
+  guint64 touched;
 } BenchHoldDriver;
 
 static void
-_settle(BenchHeld *held)
+_ack(BenchHeld *held)
 {
   LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
 
   path_options.ack_needed = held->ack_needed;
   log_msg_ack(held->msg, &path_options, AT_PROCESSED);
+}
+
+static void
+_settle(BenchHeld *held)
+{
+  _ack(held);
   log_msg_unref(held->msg);
+}
+
+/* the chunks the destination's thread has acked: the delivering thread frees
+ * their messages, as it allocated them */
+static void
+_release_done(BenchHoldRing *ring)
+{
+  if (!g_atomic_pointer_get(&ring->done))
+    return;
+
+  BenchChunk *chunk = g_atomic_pointer_exchange(&ring->done, NULL);
+  while (chunk)
+    {
+      BenchChunk *next = chunk->next;
+      for (guint i = 0; i < chunk->count; i++)
+        log_msg_unref(chunk->held[i].msg);
+      chunk->count = 0;
+      chunk->next = ring->spare;
+      ring->spare = chunk;
+      chunk = next;
+    }
+}
+
+static void
+_hand_over(BenchHoldDriver *self, BenchHoldRing *ring, BenchHeld *held)
+{
+  _release_done(ring);
+  if (!ring->filling)
+    {
+      ring->filling = ring->spare;
+      if (ring->filling)
+        ring->spare = ring->filling->next;
+      else
+        ring->filling = g_malloc(sizeof(BenchChunk) + self->depth * sizeof(BenchHeld));
+      ring->filling->count = 0;
+      ring->filling->owner = ring;
+    }
+  ring->filling->held[ring->filling->count++] = *held;
+  if (ring->filling->count < (guint) self->depth)
+    return;
+
+  g_mutex_lock(&self->lock);
+  g_queue_push_tail(&self->pending, ring->filling);
+  g_cond_signal(&self->cond);
+  g_mutex_unlock(&self->lock);
+  ring->filling = NULL;
+}
+
+/* the destination's thread: read what formatting would read, ack, give back */
+static gpointer
+_handover_thread(gpointer s)
+{
+  BenchHoldDriver *self = s;
+  guint64 touched = 0;
+
+  g_mutex_lock(&self->lock);
+  while (TRUE)
+    {
+      BenchChunk *chunk = g_queue_pop_head(&self->pending);
+      if (!chunk)
+        {
+          if (self->stopping)
+            break;
+          g_cond_wait(&self->cond, &self->lock);
+          continue;
+        }
+      g_mutex_unlock(&self->lock);
+
+      BenchHoldRing *ring = chunk->owner;
+      for (guint i = 0; i < chunk->count; i++)
+        {
+          gssize len;
+          const guchar *value = (const guchar *) log_msg_get_value(chunk->held[i].msg, LM_V_MESSAGE, &len);
+          /* one byte of every cache line the formatter would copy */
+          for (gssize at = 0; at < len; at += 64)
+            touched += value[at];
+          _ack(&chunk->held[i]);
+        }
+      BenchChunk *old;
+      do
+        {
+          old = g_atomic_pointer_get(&ring->done);
+          chunk->next = old;
+        }
+      while (!g_atomic_pointer_compare_and_exchange(&ring->done, old, chunk));
+
+      g_mutex_lock(&self->lock);
+    }
+  self->touched += touched;
+  g_mutex_unlock(&self->lock);
+  return NULL;
+}
+
+/* returns the message that has waited for N more: to settle */
+static BenchHeld
+_hold(BenchHoldDriver *self, BenchHoldRing *ring, BenchHeld *held)
+{
+  BenchHeld oldest = { NULL, FALSE };
+
+  if (!ring->held)
+    ring->held = g_new0(BenchHeld, self->depth);
+  if (ring->count == (guint) self->depth)
+    {
+      oldest = ring->held[ring->head];
+      ring->head = (ring->head + 1) % self->depth;
+      ring->count--;
+    }
+  ring->held[(ring->head + ring->count) % self->depth] = *held;
+  ring->count++;
+  return oldest;
 }
 
 static void
@@ -91,16 +236,10 @@ _queue(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
 
   if (shared)
     g_mutex_lock(&self->shared_lock);
-  if (!ring->held)
-    ring->held = g_new0(BenchHeld, self->depth);
-  if (ring->count == (guint) self->depth)
-    {
-      oldest = ring->held[ring->head];
-      ring->head = (ring->head + 1) % self->depth;
-      ring->count--;
-    }
-  ring->held[(ring->head + ring->count) % self->depth] = held;
-  ring->count++;
+  if (self->handover)
+    _hand_over(self, ring, &held);
+  else
+    oldest = _hold(self, ring, &held);
   if (shared)
     g_mutex_unlock(&self->shared_lock);
 
@@ -118,7 +257,44 @@ _init(LogPipe *s)
   if (!log_dest_driver_init_method(s))
     return FALSE;
   self->keep = fd_pipe_nothing_after(s) && !pipe_single_step_hook;
+  if (self->handover)
+    {
+      self->stopping = FALSE;
+      self->thread = g_thread_new("bench-hold", _handover_thread, self);
+    }
   return TRUE;
+}
+
+static void
+_stop_handover(BenchHoldDriver *self)
+{
+  if (!self->thread)
+    return;
+  g_mutex_lock(&self->lock);
+  self->stopping = TRUE;
+  g_cond_signal(&self->cond);
+  g_mutex_unlock(&self->lock);
+  g_thread_join(self->thread);
+  self->thread = NULL;
+
+  for (gint i = 0; i <= BENCH_HOLD_SHARED; i++)
+    {
+      BenchHoldRing *ring = &self->rings[i];
+      _release_done(ring);
+      if (ring->filling)
+        {
+          for (guint j = 0; j < ring->filling->count; j++)
+            _settle(&ring->filling->held[j]);
+          g_free(ring->filling);
+          ring->filling = NULL;
+        }
+      while (ring->spare)
+        {
+          BenchChunk *next = ring->spare->next;
+          g_free(ring->spare);
+          ring->spare = next;
+        }
+    }
 }
 
 static gboolean
@@ -127,6 +303,7 @@ _deinit(LogPipe *s)
   BenchHoldDriver *self = (BenchHoldDriver *) s;
 
   /* no delivering thread is at work any more */
+  _stop_handover(self);
   for (gint i = 0; i <= BENCH_HOLD_SHARED; i++)
     {
       BenchHoldRing *ring = &self->rings[i];
@@ -148,6 +325,8 @@ _free(LogPipe *s)
   for (gint i = 0; i <= BENCH_HOLD_SHARED; i++)
     g_free(self->rings[i].held);
   g_mutex_clear(&self->shared_lock);
+  g_mutex_clear(&self->lock);
+  g_cond_clear(&self->cond);
   log_dest_driver_free(s);
 }
 
@@ -157,6 +336,12 @@ bench_hold_dd_set_depth(LogDriver *s, gint depth)
   ((BenchHoldDriver *) s)->depth = depth;
 }
 
+void
+bench_hold_dd_set_handover(LogDriver *s, gboolean handover)
+{
+  ((BenchHoldDriver *) s)->handover = handover;
+}
+
 LogDriver *
 bench_hold_dd_new(GlobalConfig *cfg)
 {
@@ -164,6 +349,9 @@ bench_hold_dd_new(GlobalConfig *cfg)
 
   log_dest_driver_init_instance(&self->super, cfg);
   g_mutex_init(&self->shared_lock);
+  g_mutex_init(&self->lock);
+  g_cond_init(&self->cond);
+  g_queue_init(&self->pending);
   self->depth = 1;
   self->super.super.super.init = _init;
   self->super.super.super.deinit = _deinit;

@@ -21,5 +21,6 @@
 
 LogDriver *bench_hold_dd_new(GlobalConfig *cfg);
 void bench_hold_dd_set_depth(LogDriver *s, gint depth);
+void bench_hold_dd_set_handover(LogDriver *s, gboolean handover);
 
 #endif

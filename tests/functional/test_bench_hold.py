@@ -17,7 +17,9 @@
 message's ack until N more have come, or (r) would measure a destination that
 acks at once (no destination) and call it the ceiling of one that acks after
 the write.  Stock syslog-ng's flow control shows it: a source whose window is
-smaller than the depth stops at the window, since no ack comes back."""
+smaller than the depth stops at the window, since no ack comes back.  The same
+holds for handover(yes), the bench's case (u), whose thread acks N messages at
+a time once the delivering thread hands them over."""
 
 import os
 import sys
@@ -38,11 +40,11 @@ def module_path():
     return fdharness.full_module_path(extra + ":" + os.path.join(BUILDDIR, "bench", "hold", ".libs"))
 
 
-def config(sock, depth):
+def config(sock, depth, handover=False):
     return f"""
 options {{ stats-freq(0); }};
 source s_in {{ unix-stream("{sock}" max-connections(1) log-iw-size({WINDOW}) log-fetch-limit(10)); }};
-destination d_hold {{ bench-hold(depth({depth})); }};
+destination d_hold {{ bench-hold(depth({depth}) handover({"yes" if handover else "no"})); }};
 log {{ source(s_in); destination(d_hold); flags(flow-control); }};
 """
 
@@ -51,10 +53,10 @@ class TestBenchHold(fdharness.TestCase):
     def received(self, sng):
         return sng.stats().get("center;;received;a;processed", 0)
 
-    def run_with_depth(self, depth):
+    def run_with_depth(self, depth, handover=False):
         workdir = fdharness.make_workdir("fdtest-hold-")
         sock = os.path.join(workdir, "in.sock")
-        sng = fdharness.SyslogNg(config(sock, depth), workdir=workdir, module_path=module_path())
+        sng = fdharness.SyslogNg(config(sock, depth, handover), workdir=workdir, module_path=module_path())
         with sng:
             fdharness.send_lines(sock, [b"<13>Dec  2 04:30:00 host prog: message %d" % i for i in range(SENT)])
             fdharness.wait_until(lambda: self.received(sng) >= SENT, timeout=5)
@@ -72,13 +74,28 @@ class TestBenchHold(fdharness.TestCase):
         _, after = self.run_with_depth(WINDOW // 2)
         self.assertEqual(after, SENT)
 
+    def test_handed_over_the_window_stops_the_source_when_the_depth_is_larger(self):
+        before, after = self.run_with_depth(WINDOW + 50, handover=True)
+        self.assertEqual(before, after)
+        self.assertEqual(after, WINDOW, "the source read past its window: handover(yes) acked before N more came")
+
+    def test_handed_over_every_message_goes_through_when_the_depth_fits_in_the_window(self):
+        _, after = self.run_with_depth(WINDOW // 2, handover=True)
+        self.assertEqual(after, SENT)
+
     def test_several_connections_each_go_through(self):
-        """with several connections each delivering thread holds its own ring;
-        every message of each connection still goes through, and the daemon
-        acks what its rings hold when it stops"""
+        self.several_connections_go_through(handover=False)
+
+    def test_handed_over_several_connections_each_go_through(self):
+        self.several_connections_go_through(handover=True)
+
+    def several_connections_go_through(self, handover):
+        """with several connections each delivering thread holds its own ring
+        (or hands over its own chunks); every message of each connection still
+        goes through, and the daemon acks what is held when it stops"""
         workdir = fdharness.make_workdir("fdtest-hold-")
         sock = os.path.join(workdir, "in.sock")
-        cfg = config(sock, 50).replace("max-connections(1) log-iw-size(%d)" % WINDOW,
+        cfg = config(sock, 50, handover).replace("max-connections(1) log-iw-size(%d)" % WINDOW,
                                        "max-connections(4) log-iw-size(%d)" % (4 * 1000))
         per_connection = 2000
         with fdharness.SyslogNg(cfg, workdir=workdir, module_path=module_path()) as sng:
