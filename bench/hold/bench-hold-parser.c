@@ -27,6 +27,7 @@ static CfgLexerKeyword bench_hold_keywords[] =
   { "bench_hold", KW_BENCH_HOLD },
   { "depth",      KW_DEPTH },
   { "handover",   KW_HANDOVER },
+  { "write_file", KW_WRITE_FILE },
   { NULL }
 };
 

@@ -42,7 +42,9 @@
  * writes on a thread of its own.
  */
 #include "bench-hold.h"
+#include "bench-hold-files.h"
 #include "logmsg/logmsg.h"
+#include "mainloop-worker.h"
 #include "logpipe.h"
 #include "compat-thrdest.h"
 
@@ -68,6 +70,10 @@ typedef struct _BenchHoldRing
   /* handover(yes): the chunk being filled, chunks to reuse, and those the
    * destination's thread has acked (a stack it pushes onto, taken whole) */
   BenchChunk *filling, *spare, *done;
+  /* write-file(): this thread's files, and how many of the newest held
+   * messages have their lines still in its buffers */
+  BenchFiles *files;
+  guint unwritten;
 } BenchHoldRing;
 
 /* rings[MAIN_LOOP_MAX_WORKER_THREADS]: the one shared by threads outside the main loop's workers */
@@ -82,6 +88,13 @@ typedef struct _BenchHoldDriver
   gboolean handover;
   GMutex shared_lock;
   BenchHoldRing rings[MAIN_LOOP_MAX_WORKER_THREADS + 1];
+
+  /* write-file(): the name's template; the end of a job settles what its thread holds */
+  gchar *file;
+  LogTemplate *file_template;
+  LogTemplateOptions template_options;
+  WorkerBatchCallback job_done[MAIN_LOOP_MAX_WORKER_THREADS];
+  gboolean job_registered[MAIN_LOOP_MAX_WORKER_THREADS];
 
   /* handover(yes): the destination's thread and the chunks handed to it */
   GThread *thread;
@@ -199,6 +212,71 @@ _handover_thread(gpointer s)
   return NULL;
 }
 
+/* write-file(): the ring holds up to twice N messages, the newest
+ * `unwritten` of them not written yet */
+static guint
+_write_capacity(BenchHoldDriver *self)
+{
+  return 2 * self->depth + 2;
+}
+
+static void
+_write_pending(BenchHoldRing *ring)
+{
+  bench_files_write(ring->files);
+  ring->unwritten = 0;
+}
+
+static void
+_settle_oldest(BenchHoldDriver *self, BenchHoldRing *ring)
+{
+  _settle(&ring->held[ring->head]);
+  ring->head = (ring->head + 1) % _write_capacity(self);
+  ring->count--;
+}
+
+/* The lines are written N at a time (and at the end of each job); a written
+ * message is settled once N more have come, one or two per message
+ * delivered, as (s) settles them: letting go of N at once makes glibc trim
+ * the thread's heap and grow it again page by page, a cost a destination
+ * need not pay (fast-file() settles a few per message too). */
+static void
+_write_line(BenchHoldDriver *self, BenchHoldRing *ring, BenchHeld *held)
+{
+  guint capacity = _write_capacity(self);
+
+  if (!ring->held)
+    ring->held = g_new0(BenchHeld, capacity);
+  if (!ring->files)
+    ring->files = bench_files_new(self->file_template, &self->template_options);
+  if (ring->count == capacity)
+    {
+      _write_pending(ring);
+      _settle_oldest(self, ring);
+    }
+  bench_files_append(ring->files, held->msg);
+  ring->held[(ring->head + ring->count) % capacity] = *held;
+  ring->count++;
+  ring->unwritten++;
+  if (ring->unwritten == (guint) self->depth)
+    _write_pending(ring);
+  for (gint i = 0; i < 2 && ring->count > (guint) self->depth && ring->count > ring->unwritten; i++)
+    _settle_oldest(self, ring);
+}
+
+/* the end of a main loop job: its connection's next job may run on another
+ * thread, so what this one holds is written now, in order */
+static gpointer
+_job_done(gpointer s)
+{
+  BenchHoldDriver *self = s;
+  gint thread_id = fd_main_loop_worker_thread_index();
+
+  self->job_registered[thread_id] = FALSE;
+  _write_pending(&self->rings[thread_id]);
+  return NULL;
+}
+
 /* returns the message that has waited for N more: to settle */
 static BenchHeld
 _hold(BenchHoldDriver *self, BenchHoldRing *ring, BenchHeld *held)
@@ -236,7 +314,16 @@ _queue(LogPipe *s, LogMessage *msg, const LogPathOptions *path_options)
 
   if (shared)
     g_mutex_lock(&self->shared_lock);
-  if (self->handover)
+  if (self->file_template)
+    {
+      _write_line(self, ring, &held);
+      if (!shared && !self->job_registered[thread_id])
+        {
+          self->job_registered[thread_id] = TRUE;
+          main_loop_worker_register_batch_callback(&self->job_done[thread_id]);
+        }
+    }
+  else if (self->handover)
     _hand_over(self, ring, &held);
   else
     oldest = _hold(self, ring, &held);
@@ -257,6 +344,19 @@ _init(LogPipe *s)
   if (!log_dest_driver_init_method(s))
     return FALSE;
   self->keep = fd_pipe_nothing_after(s) && !pipe_single_step_hook;
+  if (self->file && !self->file_template)
+    {
+      GError *error = NULL;
+
+      log_template_options_init(&self->template_options, log_pipe_get_config(s));
+      self->file_template = log_template_new(log_pipe_get_config(s), NULL);
+      if (!log_template_compile(self->file_template, self->file, &error))
+        {
+          msg_error("bench-hold(): error compiling write-file()", evt_tag_str("error", error->message));
+          g_clear_error(&error);
+          return FALSE;
+        }
+    }
   if (self->handover)
     {
       self->stopping = FALSE;
@@ -307,6 +407,15 @@ _deinit(LogPipe *s)
   for (gint i = 0; i <= BENCH_HOLD_SHARED; i++)
     {
       BenchHoldRing *ring = &self->rings[i];
+      if (ring->files)
+        {
+          _write_pending(ring);
+          while (ring->count > 0)
+            _settle_oldest(self, ring);
+          ring->head = 0;
+          bench_files_free(ring->files);
+          ring->files = NULL;
+        }
       for (; ring->count > 0; ring->count--)
         {
           _settle(&ring->held[ring->head]);
@@ -327,6 +436,12 @@ _free(LogPipe *s)
   g_mutex_clear(&self->shared_lock);
   g_mutex_clear(&self->lock);
   g_cond_clear(&self->cond);
+  g_free(self->file);
+  if (self->file_template)
+    {
+      log_template_unref(self->file_template);
+      log_template_options_destroy(&self->template_options);
+    }
   log_dest_driver_free(s);
 }
 
@@ -334,6 +449,15 @@ void
 bench_hold_dd_set_depth(LogDriver *s, gint depth)
 {
   ((BenchHoldDriver *) s)->depth = depth;
+}
+
+void
+bench_hold_dd_set_file(LogDriver *s, const gchar *file)
+{
+  BenchHoldDriver *self = (BenchHoldDriver *) s;
+
+  g_free(self->file);
+  self->file = g_strdup(file);
 }
 
 void
@@ -352,6 +476,12 @@ bench_hold_dd_new(GlobalConfig *cfg)
   g_mutex_init(&self->lock);
   g_cond_init(&self->cond);
   g_queue_init(&self->pending);
+  for (gint i = 0; i < MAIN_LOOP_MAX_WORKER_THREADS; i++)
+    {
+      worker_batch_callback_init(&self->job_done[i]);
+      self->job_done[i].func = _job_done;
+      self->job_done[i].user_data = self;
+    }
   self->depth = 1;
   self->super.super.super.init = _init;
   self->super.super.super.deinit = _deinit;

@@ -22,5 +22,6 @@
 LogDriver *bench_hold_dd_new(GlobalConfig *cfg);
 void bench_hold_dd_set_depth(LogDriver *s, gint depth);
 void bench_hold_dd_set_handover(LogDriver *s, gboolean handover);
+void bench_hold_dd_set_file(LogDriver *s, const gchar *file);
 
 #endif

@@ -19,7 +19,9 @@ acks at once (no destination) and call it the ceiling of one that acks after
 the write.  Stock syslog-ng's flow control shows it: a source whose window is
 smaller than the depth stops at the window, since no ack comes back.  The same
 holds for handover(yes), the bench's case (u), whose thread acks N messages at
-a time once the delivering thread hands them over."""
+a time once the delivering thread hands them over, and for write-file(), the
+bench's cases (v) and (w), which must also write every line, each
+connection's in order, byte for byte as stock file() does."""
 
 import os
 import sys
@@ -40,11 +42,14 @@ def module_path():
     return fdharness.full_module_path(extra + ":" + os.path.join(BUILDDIR, "bench", "hold", ".libs"))
 
 
-def config(sock, depth, handover=False):
+def config(sock, depth, handover=False, write_file=None):
+    # write-file(): the sender's host names its file, as in the bench
+    flags = " flags(expect-hostname) keep-hostname(yes)" if write_file else ""
     return f"""
 options {{ stats-freq(0); }};
-source s_in {{ unix-stream("{sock}" max-connections(1) log-iw-size({WINDOW}) log-fetch-limit(10)); }};
-destination d_hold {{ bench-hold(depth({depth}) handover({"yes" if handover else "no"})); }};
+source s_in {{ unix-stream("{sock}" max-connections(1) log-iw-size({WINDOW}) log-fetch-limit(10){flags}); }};
+destination d_hold {{ bench-hold(depth({depth}) handover({"yes" if handover else "no"})
+                                  {f'write-file("{write_file}")' if write_file else ""}); }};
 log {{ source(s_in); destination(d_hold); flags(flow-control); }};
 """
 
@@ -109,6 +114,50 @@ class TestBenchHold(fdharness.TestCase):
             self.assertTrue(fdharness.wait_until(lambda: self.received(sng) == 4 * per_connection, timeout=10),
                             self.received(sng))
         self.assertEqual(sng.returncode, 0, sng.output())
+
+    def test_written_the_window_stops_the_source_when_the_depth_is_larger(self):
+        """write-file() writes at the end of each job, but acks a written
+        message only once N more have come"""
+        workdir = fdharness.make_workdir("fdtest-hold-")
+        sock = os.path.join(workdir, "in.sock")
+        out = os.path.join(workdir, "out.log")
+        lines = [b"<13>Dec  2 04:30:00 host prog: message %d" % i for i in range(SENT)]
+        with fdharness.SyslogNg(config(sock, WINDOW + 50, write_file=out), workdir=workdir,
+                                module_path=module_path()) as sng:
+            fdharness.send_lines(sock, lines)
+            fdharness.wait_until(lambda: self.received(sng) >= WINDOW, timeout=5)
+            time.sleep(1)
+            self.assertEqual(self.received(sng), WINDOW)
+            self.assertTrue(fdharness.wait_for_lines(out, WINDOW, timeout=5))
+        with open(out, "rb") as f:
+            self.assertEqual(f.read().splitlines()[:WINDOW], [line[4:] for line in lines[:WINDOW]])
+
+    def test_written_per_host_every_line_in_order_as_stock_file_writes_it(self):
+        workdir = fdharness.make_workdir("fdtest-hold-")
+        sock = os.path.join(workdir, "in.sock")
+        cfg = config(sock, 50, write_file=os.path.join(workdir, "${HOST}.log")).replace(
+            "max-connections(1) log-iw-size(%d)" % WINDOW, "max-connections(4) log-iw-size(%d)" % (4 * 1000))
+        cfg = cfg.replace("destination d_hold", 'destination d_stock { file("%s/stock-${HOST}.log"); };\n'
+                          % workdir + "destination d_hold").replace("destination(d_hold);", "destination(d_hold); destination(d_stock);")
+        per_connection = 3000
+        sent = {c: [b"<13>Dec  2 04:30:00 host%d prog: message %d" % (c, i) for i in range(per_connection)]
+                for c in range(4)}
+        with fdharness.SyslogNg(cfg, workdir=workdir, module_path=module_path()) as sng:
+            senders = [threading.Thread(target=fdharness.send_lines, args=(sock, sent[c])) for c in range(4)]
+            for t in senders:
+                t.start()
+            for t in senders:
+                t.join()
+            for c in range(4):
+                self.assertTrue(fdharness.wait_for_lines(os.path.join(workdir, "host%d.log" % c), per_connection,
+                                                         timeout=10))
+        self.assertEqual(sng.returncode, 0, sng.output())
+        for c in range(4):
+            with open(os.path.join(workdir, "host%d.log" % c), "rb") as f:
+                written = f.read()
+            with open(os.path.join(workdir, "stock-host%d.log" % c), "rb") as f:
+                self.assertEqual(written, f.read())
+            self.assertEqual(written.splitlines(), [line[4:] for line in sent[c]])
 
     def test_depth_must_be_positive(self):
         rc, text = fdharness.check_config(config("/tmp/unused.sock", 0), module_path=module_path())
