@@ -16,14 +16,15 @@
  */
 
 /*
- * bench-hold(file(...)): the least a file destination does per message on
- * the thread that delivers it, with no lock and nothing shared between the
- * delivering threads: the file name's template evaluated and looked up,
+ * bench-hold(write-file(...)): the least a file destination does per message
+ * on the thread that delivers it, with no lock and nothing shared between
+ * the delivering threads: the file name's template evaluated and looked up,
  * the line formatted by fast-file()'s own formatter into a buffer of this
- * thread's for that file, and one write() per file when the thread's held
- * messages are settled.  Each thread opens the files for itself with
- * O_APPEND, so the lines of two threads never tear each other (one write()
- * each).  No error handling, no stats, no retries: an instrument.
+ * thread's for that file, and one write() per file whenever bench-hold.c
+ * asks (every N messages and at the end of the thread's job).  Each thread
+ * opens the files for itself with O_APPEND, so the lines of two threads
+ * never tear each other (one write() each).  No error handling, no stats,
+ * no retries: an instrument.
  */
 #include "bench-hold-files.h"
 #include "fastfile-format.h"

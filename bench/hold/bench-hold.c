@@ -410,9 +410,9 @@ _deinit(LogPipe *s)
       if (ring->files)
         {
           _write_pending(ring);
+          /* the ring's capacity is not depth here: emptied before the loop below */
           while (ring->count > 0)
             _settle_oldest(self, ring);
-          ring->head = 0;
           bench_files_free(ring->files);
           ring->files = NULL;
         }

@@ -101,7 +101,7 @@ class TestBenchHold(fdharness.TestCase):
         workdir = fdharness.make_workdir("fdtest-hold-")
         sock = os.path.join(workdir, "in.sock")
         cfg = config(sock, 50, handover).replace("max-connections(1) log-iw-size(%d)" % WINDOW,
-                                       "max-connections(4) log-iw-size(%d)" % (4 * 1000))
+                                                 "max-connections(4) log-iw-size(%d)" % (4 * 1000))
         per_connection = 2000
         with fdharness.SyslogNg(cfg, workdir=workdir, module_path=module_path()) as sng:
             senders = [threading.Thread(target=fdharness.send_lines, args=(
@@ -138,7 +138,8 @@ class TestBenchHold(fdharness.TestCase):
         cfg = config(sock, 50, write_file=os.path.join(workdir, "${HOST}.log")).replace(
             "max-connections(1) log-iw-size(%d)" % WINDOW, "max-connections(4) log-iw-size(%d)" % (4 * 1000))
         cfg = cfg.replace("destination d_hold", 'destination d_stock { file("%s/stock-${HOST}.log"); };\n'
-                          % workdir + "destination d_hold").replace("destination(d_hold);", "destination(d_hold); destination(d_stock);")
+                          % workdir + "destination d_hold")
+        cfg = cfg.replace("destination(d_hold);", "destination(d_hold); destination(d_stock);")
         per_connection = 3000
         sent = {c: [b"<13>Dec  2 04:30:00 host%d prog: message %d" % (c, i) for i in range(per_connection)]
                 for c in range(4)}
