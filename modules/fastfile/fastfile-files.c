@@ -134,6 +134,12 @@ _close_fd(FastFileSet *self, FastFileEntry *entry)
 {
   if (entry->fd < 0)
     return;
+  if (entry->own_writing)
+    {
+      /* a delivering thread writes to it right now: it closes it when it is done */
+      entry->close_pending = TRUE;
+      return;
+    }
   /* a torn record is finished in this file or nowhere: cut it while we still can */
   fastfile_entry_truncate_torn(self, entry);
   close(entry->fd);
@@ -731,6 +737,12 @@ _write_entry(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
 
   while (batch_buffer_len(out) > 0)
     {
+      /* closed while a delivering thread wrote to it (a reopen): not this file any more */
+      if (entry->close_pending)
+        {
+          entry->close_pending = FALSE;
+          _close_fd(self, entry);
+        }
       if (entry->fd < 0 && !_open(self, entry, time_reopen))
         return FALSE;
 
@@ -769,6 +781,9 @@ static void
 _evict_one(FastFileSet *self)
 {
   GList *link = g_queue_peek_tail_link(&self->lru);
+  /* one that a delivering thread writes to is closed after its write (_close_fd()): take the next */
+  while (link && ((FastFileEntry *) link->data)->own_writing)
+    link = link->prev;
   if (!link)
     return;
 
@@ -817,8 +832,9 @@ fastfile_set_take(FastFileSet *self)
       FastFileEntry *entry = link->data;
       GList *next = link->next;
 
-      /* what a failed write left comes first: its fill waits for the next round */
-      if (batch_buffer_len(&entry->out) == 0)
+      /* what a failed write left comes first: its fill waits for the next round; so it
+       * does while a delivering thread writes a batch of its own there */
+      if (batch_buffer_len(&entry->out) == 0 && !entry->own_writing)
         {
           _swap_buffers(&entry->fill, &entry->out);
           g_queue_unlink(&self->filled, link);
@@ -911,6 +927,58 @@ fastfile_entry_discard_unwritten(FastFileSet *self, FastFileEntry *entry)
   return dropped;
 }
 
+gboolean
+fastfile_entry_own_begin(FastFileSet *self, FastFileEntry *entry)
+{
+  if (entry->own_writing || entry->close_pending || entry->fd < 0 || entry->unacked || entry->in_filled
+      || entry->in_outgoing || batch_buffer_len(&entry->out) || entry->head_written || entry->attempts
+      || entry->permanent_error)
+    return FALSE;
+  entry->own_writing = TRUE;
+  /* the most recently used, as a write of the lane's makes it: reap and eviction go by that */
+  entry->last_used = _now_sec();
+  g_queue_unlink(&self->lru, &entry->lru_link);
+  g_queue_push_head_link(&self->lru, &entry->lru_link);
+  return TRUE;
+}
+
+void
+fastfile_entry_own_end(FastFileSet *self, FastFileEntry *entry, gboolean may_close)
+{
+  entry->own_writing = FALSE;
+  if (entry->close_pending && may_close)
+    {
+      entry->close_pending = FALSE;
+      _close_fd(self, entry);
+    }
+}
+
+gboolean
+fastfile_entry_own_torn(FastFileSet *self, FastFileEntry *entry, const gchar *record, gsize record_len,
+                        gsize written)
+{
+  struct stat st;
+
+  /* nobody of ours wrote there since (own_writing): the end is ours unless another process appended */
+  if (entry->fd >= 0)
+    {
+      off_t end = lseek(entry->fd, 0, SEEK_CUR);
+      if (end >= (off_t) written && fstat(entry->fd, &st) == 0 && st.st_size == end
+          && ftruncate(entry->fd, end - written) == 0)
+        return TRUE;
+    }
+  /* the line stays whole on disk only if its tail follows: the lane writes it first, not as a record */
+  batch_buffer_append(&entry->out, record, record_len);
+  batch_buffer_end_record(&entry->out);
+  entry->head_written = written;
+  entry->orphan_head = TRUE;
+  entry->torn_end.valid = FALSE;
+  if (entry->fd >= 0)
+    _remember_torn_end(entry);
+  _add_outgoing(self, entry);
+  return FALSE;
+}
+
 static void
 _add_maybe_idle(FastFileSet *self, FastFileEntry *entry)
 {
@@ -953,12 +1021,15 @@ fastfile_set_close_all(FastFileSet *self)
 {
   GList *link;
 
-  while ((link = g_queue_peek_head_link(&self->lru)))
+  link = g_queue_peek_head_link(&self->lru);
+  while (link)
     {
       FastFileEntry *entry = link->data;
+      GList *next = link->next;
 
       _close_fd(self, entry);
       _add_maybe_idle(self, entry);
+      link = next;
     }
   fastfile_set_forget_idle(self);
 }
@@ -976,7 +1047,7 @@ fastfile_set_reap(FastFileSet *self, gint time_reap)
 
       if (now - entry->last_used < time_reap)
         break;
-      if (!entry->in_outgoing && !entry->in_filled && entry->unacked == 0)
+      if (!entry->in_outgoing && !entry->in_filled && entry->unacked == 0 && !entry->own_writing)
         {
           msg_debug("fast-file(): closing idle file", evt_tag_str("path", entry->path));
           /* as file() reaps a writer with its MARK timer */

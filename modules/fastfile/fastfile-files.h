@@ -81,6 +81,10 @@ typedef struct _FastFileEntry
   gint64 last_used;           /* monotonic seconds */
   gboolean maybe_idle;        /* in FastFileSet.maybe_idle (lane lock) */
   gboolean discarding;        /* the lane is dropping its unwritten records (writer, lane lock) */
+  /* a delivering thread writes a batch of its own to fd (fastfile_entry_own_begin()): meanwhile no
+   * other thread writes, closes or frees this entry (lane lock) */
+  gboolean own_writing;
+  gboolean close_pending;     /* closed when that write ends (a reopen or max-open-files asked for it) */
   guint discard_count;
   GList lru_link;             /* in FastFileSet.lru while fd is open */
 
@@ -198,6 +202,27 @@ guint fastfile_entry_discard_unwritten(FastFileSet *self, FastFileEntry *entry);
 /* writer: cut a partly written record off the file when its end is still
  * ours; TRUE when no partial record is on disk any more */
 gboolean fastfile_entry_truncate_torn(FastFileSet *self, FastFileEntry *entry);
+
+/* lane lock held, and no writer of the lane's at work (it closes and evicts
+ * descriptors without the lock): TRUE when a delivering thread may write a batch of its
+ * own to entry's open fd now, beside the lane: the entry holds nothing of
+ * the lane's (no record unsettled, no bytes buffered, no failure), so that
+ * batch comes after everything staged for this file before.  The entry is
+ * then the caller's to write (own_writing) until fastfile_entry_own_end(). */
+gboolean fastfile_entry_own_begin(FastFileSet *self, FastFileEntry *entry);
+/* lane lock held: that write is over; a close asked for meanwhile is done
+ * now if the caller may (no writer of the lane's is at work), else by the
+ * lane's writer before it writes there next, or by the next close of all */
+void fastfile_entry_own_end(FastFileSet *self, FastFileEntry *entry, gboolean may_close);
+/* lane lock held, no writer of the lane's at work, before fastfile_entry_own_end(): a write of the caller's
+ * own ended `written` bytes into a record of record_len bytes (0 <
+ * written < record_len) and the file refused the rest.  The part on disk is
+ * cut off again where the file's end is still where that write left it;
+ * else the rest of the line is kept, as an orphan, for the lane to write
+ * before anything else (as after a torn write of its own).  TRUE when
+ * nothing of the record is left on disk. */
+gboolean fastfile_entry_own_torn(FastFileSet *self, FastFileEntry *entry, const gchar *record, gsize record_len,
+                                 gsize written);
 
 /* lane lock held: one settled record of entry is released */
 void fastfile_set_release_record(FastFileSet *self, FastFileEntry *entry);

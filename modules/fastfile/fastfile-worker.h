@@ -88,6 +88,9 @@ typedef struct _FastFileWorker
     gboolean job_registered[MAIN_LOOP_MAX_WORKER_THREADS];
     WorkerBatchCallback job_done[MAIN_LOOP_MAX_WORKER_THREADS];
   } direct;
+  /* delivering threads write the batches they format apart themselves (_own_write()) */
+  gboolean own_batches;
+  gboolean own_reported;             /* the first one is logged (debug), under lock */
   /* per main loop thread: its own formatter for when it finds the lock taken (that thread's only) */
   FastFilePrepared *prepared[MAIN_LOOP_MAX_WORKER_THREADS];
   /* per main loop thread: the records it formatted while others held the lock, not yet staged */

@@ -4,6 +4,7 @@
 reload mid-stream, permission errors.  Every message exactly once, no torn line."""
 
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -181,6 +182,94 @@ log { source(s_in); destination(d_file); destination(d_fast); flags(flow-control
         self.assertEqual(torn, [])
         self.assertEqual(len(seqs), len(set(seqs)), "duplicates")
         self.assertEqual(sorted(seqs), sorted(file_seqs))
+
+
+def host_lines(host, start, n, pad=60):
+    return [("<13>Nov 30 05:00:00 %s prog[1]: seq=%08d %s" % (host, i, "x" * pad)).encode()
+            for i in range(start, start + n)]
+
+
+def send_blob(path, lines):
+    """All of lines in a few large writes: a sender fast enough to keep several delivering threads busy"""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.connect(path)
+        for i in range(0, len(lines), 2000):
+            s.sendall(b"\n".join(lines[i:i + 2000]) + b"\n")
+        s.shutdown(socket.SHUT_WR)
+
+
+class TestOwnBatches(FaultCase):
+    """Several connections into a file per host: the delivering threads write the batches they format apart
+    themselves.  Every connection's lines in its order, once, never torn, across a disk full."""
+    HOSTS = ["h%d" % i for i in range(4)]
+
+    def config(self, w, out):
+        return """
+options { stats-level(1); keep-hostname(yes); };
+source s_in { unix-stream("%(w)s/in.sock" max-connections(4) log-iw-size(40000) log-fetch-limit(1000)
+                               flags(expect-hostname)); };
+destination d_fast { fast-file("%(out)s/${HOST}.log" template("${MSG}\\n") time-reopen(1) retries(1000)); };
+log { source(s_in); destination(d_fast); flags(flow-control); };
+""" % {"w": w, "out": out}
+
+    def send_all(self, w, n):
+        senders = [threading.Thread(target=send_blob, args=(os.path.join(w, "in.sock"), host_lines(h, 0, n)))
+                   for h in self.HOSTS]
+        for t in senders:
+            t.start()
+        return senders
+
+    def assert_each_host_in_order(self, out, n):
+        for h in self.HOSTS:
+            seqs, torn = read_seqs(os.path.join(out, h + ".log"))
+            self.assertEqual(torn, [], "torn lines in %s" % h)
+            self.assertEqual(seqs, list(range(n)), "%s: %d lines, not 0..%d in order" % (h, len(seqs), n - 1))
+
+    def test_connections_into_a_file_per_host_in_order(self):
+        w = self.workdir()
+        n = 60000
+        with fdharness.SyslogNg(self.config(w, w), workdir=w, extra_args=("-d",)) as sng:
+            for t in self.send_all(w, n):
+                t.join()
+            ok = fdharness.wait_until(lambda: stat(sng, "written") == n * len(self.HOSTS), 60)
+            self.assertTrue(ok, "written %d of %d" % (stat(sng, "written"), n * len(self.HOSTS)))
+            self.assertEqual(stat(sng, "dropped"), 0)
+            # the path under test was taken
+            self.assertTrue("delivering threads write batches of their own" in sng.output(),
+                            "no batch was written by a delivering thread")
+        self.assert_each_host_in_order(w, n)
+
+    @fdharness.skip_unless_root
+    def test_disk_full_under_batches_of_their_own(self):
+        w = self.workdir()
+        mnt = os.path.join(w, "mnt")
+        os.mkdir(mnt)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "fastdest-test", mnt], check=True)
+        try:
+            filler = os.path.join(mnt, "filler")
+            # room for about a quarter of the lines: the rest hit ENOSPC, some of them mid-record
+            n = 20000
+            with open(filler, "wb") as f:
+                f.write(b"\0" * (8 * 1024 * 1024 - n * 100))
+            with fdharness.SyslogNg(self.config(w, mnt), workdir=w, extra_args=("-d",)) as sng:
+                senders = self.send_all(w, n)
+                self.assertTrue(fdharness.wait_until(lambda: "No space left" in sng.output(), 60),
+                                "never hit ENOSPC")
+                time.sleep(2)
+                self.assertLess(stat(sng, "written"), n * len(self.HOSTS))
+                self.assertEqual(stat(sng, "dropped"), 0)
+                os.unlink(filler)
+                ok = fdharness.wait_until(lambda: stat(sng, "written") == n * len(self.HOSTS), 90)
+                for t in senders:
+                    t.join()
+                self.assertTrue(ok, "written %d of %d" % (stat(sng, "written"), n * len(self.HOSTS)))
+                self.assertEqual(stat(sng, "dropped"), 0)
+                output = sng.output()
+            # a write of a delivering thread's own batch met the full disk
+            self.assertTrue("writer='delivering thread'" in output, "no batch of a delivering thread met the full disk")
+            self.assert_each_host_in_order(mnt, n)
+        finally:
+            subprocess.run(["umount", "-l", mnt])
 
 
 class TestPermissions(FaultCase):
