@@ -866,7 +866,9 @@ _own_write(FastFileWorker *self, gint thread_id)
   const gchar *name = deferred->names->str + records[0].name_at;
   for (guint i = 0; i < n; i++)
     {
-      if (records[i].refused || records[i].skipped || records[i].name_len != records[0].name_len
+      /* file()'s mark-mode() looks at each MARK in the lane */
+      if (records[i].refused || records[i].skipped || (records[i].held->flags & LF_MARK)
+          || records[i].name_len != records[0].name_len
           || memcmp(deferred->names->str + records[i].name_at, name, records[i].name_len) != 0)
         return FALSE;
     }
@@ -937,6 +939,11 @@ _own_write(FastFileWorker *self, gint thread_id)
       /* what was not written goes to the lane, in its order, after what others staged there meanwhile */
       if (orphan)
         {
+          msg_error("fast-file(): a line cut short by a failed write could not be cut off again, its rest is "
+                    "written first and its message counted as dropped",
+                    evt_tag_str("driver", _driver_id(self)),
+                    evt_tag_str("path", entry->path),
+                    log_pipe_location_tag(_driver_pipe(self)));
           g_mutex_unlock(&self->lock);
           _settle_own(self, deferred, done, done + 1, TRUE);
           g_mutex_lock(&self->lock);
