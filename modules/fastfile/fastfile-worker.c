@@ -670,6 +670,31 @@ _deferred_free(FastFileDeferred *self)
   g_free(self);
 }
 
+/* its records were staged or written: empty it for the next ones, keeping its buffers */
+static void
+_deferred_clear(FastFileDeferred *self)
+{
+  g_array_set_size(self->records, 0);
+  g_string_truncate(self->lines, 0);
+  g_string_truncate(self->names, 0);
+}
+
+/* the messages deferred with the caller's reference, counted as delivered
+ * once per batch (the counters' cache lines are written by every
+ * delivering thread), before any of them can be acked */
+static void
+_count_kept(FastFileWorker *self, FastFileDeferred *deferred)
+{
+  LogThreadedDestDriver *owner = self->super.owner;
+
+  if (!deferred->kept)
+    return;
+  stats_counter_add(fd_thrdest_processed_counter(owner), deferred->kept);
+  stats_counter_add(owner->super.super.processed_group_messages, deferred->kept);
+  stats_counter_add(owner->super.queued_global_messages, deferred->kept);
+  deferred->kept = 0;
+}
+
 /* Lines shorter than this on average are formatted apart by a delivering
  * thread in a job while other delivering threads are at work, even when the
  * lock is free: it takes the lock once per FASTFILE_DEFER_RECORDS records
@@ -793,15 +818,7 @@ _stage_deferred_locked(FastFileWorker *self, gint thread_id, gboolean in_job)
   if (!deferred || deferred->records->len == 0)
     return FALSE;
   /* before any of them can be acked */
-  if (deferred->kept)
-    {
-      /* counted once per batch: the counters' cache lines are written by every delivering thread */
-      LogThreadedDestDriver *owner = self->super.owner;
-      stats_counter_add(fd_thrdest_processed_counter(owner), deferred->kept);
-      stats_counter_add(owner->super.super.processed_group_messages, deferred->kept);
-      stats_counter_add(owner->super.queued_global_messages, deferred->kept);
-      deferred->kept = 0;
-    }
+  _count_kept(self, deferred);
   self->lane.delivering_thread = thread_id;
   for (guint i = 0; i < deferred->records->len; i++)
     {
@@ -818,9 +835,7 @@ _stage_deferred_locked(FastFileWorker *self, gint thread_id, gboolean in_job)
     }
   self->lane.delivering_thread = FASTFILE_NO_THREAD;
   deferred->short_lines = deferred->lines->len < (gsize) deferred->records->len * FASTFILE_APART_MAX_LINE;
-  g_array_set_size(deferred->records, 0);
-  g_string_truncate(deferred->lines, 0);
-  g_string_truncate(deferred->names, 0);
+  _deferred_clear(deferred);
   return post;
 }
 
@@ -884,14 +899,7 @@ _own_write(FastFileWorker *self, gint thread_id)
       g_mutex_unlock(&self->lock);
       return FALSE;
     }
-  if (deferred->kept)
-    {
-      LogThreadedDestDriver *owner = self->super.owner;
-      stats_counter_add(fd_thrdest_processed_counter(owner), deferred->kept);
-      stats_counter_add(owner->super.super.processed_group_messages, deferred->kept);
-      stats_counter_add(owner->super.queued_global_messages, deferred->kept);
-      deferred->kept = 0;
-    }
+  _count_kept(self, deferred);
   gint fd = entry->fd;
   g_mutex_unlock(&self->lock);
 
@@ -962,9 +970,7 @@ _own_write(FastFileWorker *self, gint thread_id)
   if (post)
     iv_event_post(&self->wakeup_event);
 
-  g_array_set_size(deferred->records, 0);
-  g_string_truncate(deferred->lines, 0);
-  g_string_truncate(deferred->names, 0);
+  _deferred_clear(deferred);
   return TRUE;
 }
 

@@ -513,6 +513,18 @@ class TestCase(unittest.TestCase):
         self._fd_workdirs.append(path)
         return path
 
+    def mount_small_tmpfs(self, w, free, size=1024 * 1024):
+        """A tmpfs of size bytes at w/mnt (root only), unmounted after the test, filled but for about
+        free bytes by w/mnt/filler (unlink it to free the space); returns (mnt, filler)"""
+        mnt = os.path.join(w, "mnt")
+        os.mkdir(mnt)
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=%d" % size, "fastdest-test", mnt], check=True)
+        self.addCleanup(subprocess.run, ["umount", "-l", mnt])
+        filler = os.path.join(mnt, "filler")
+        with open(filler, "wb") as f:
+            f.write(b"\0" * (size - free))
+        return mnt, filler
+
     def run(self, result=None):
         self._fd_workdirs = []
         if result is None:

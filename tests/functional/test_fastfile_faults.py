@@ -55,71 +55,56 @@ class FaultCase(fdharness.TestCase):
 class TestDiskFull(FaultCase):
     def test_enospc_then_space_freed(self):
         w = self.workdir()
-        mnt = os.path.join(w, "mnt")
-        os.mkdir(mnt)
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "fastdest-test", mnt], check=True)
-        try:
-            filler = os.path.join(mnt, "filler")
-            # leave ~40 KiB free: the first batch fits, later ones hit ENOSPC mid-record
-            with open(filler, "wb") as f:
-                f.write(b"\0" * (1024 * 1024 - 40 * 1024))
-            n = 3000
-            cfg = """
+        # leave ~40 KiB free: the first batch fits, later ones hit ENOSPC mid-record
+        mnt, filler = self.mount_small_tmpfs(w, 40 * 1024)
+        n = 3000
+        cfg = """
 options { stats-level(1); };
 source s_in { unix-stream("%(w)s/in.sock"); };
 destination d_fast { fast-file("%(mnt)s/out.log" template("${MSG}\\n") batch-lines(200)
                      time-reopen(1) retries(1000)); };
 log { source(s_in); destination(d_fast); flags(flow-control); };
 """ % {"w": w, "mnt": mnt}
-            with fdharness.SyslogNg(cfg, workdir=w) as sng:
-                sender = threading.Thread(target=fdharness.send_lines,
-                                          args=(os.path.join(w, "in.sock"), seq_lines(0, n)))
-                sender.start()
-                self.assertTrue(fdharness.wait_until(lambda: "No space left" in sng.output(), 30),
-                                "never hit ENOSPC: " + sng.output())
-                time.sleep(2)
-                stalled = stat(sng, "written")
-                self.assertLess(stalled, n)
-                self.assertEqual(stat(sng, "dropped"), 0)
-                os.unlink(filler)
-                ok = fdharness.wait_until(lambda: stat(sng, "written") == n, 60)
-                sender.join()
-                self.assertTrue(ok, "written %d of %d" % (stat(sng, "written"), n))
-                self.assertEqual(stat(sng, "dropped"), 0)
-            seqs, torn = read_seqs(os.path.join(mnt, "out.log"))
-            self.assert_exactly_once(seqs, torn, n)
-        finally:
-            subprocess.run(["umount", "-l", mnt])
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            sender = threading.Thread(target=fdharness.send_lines,
+                                      args=(os.path.join(w, "in.sock"), seq_lines(0, n)))
+            sender.start()
+            self.assertTrue(fdharness.wait_until(lambda: "No space left" in sng.output(), 30),
+                            "never hit ENOSPC: " + sng.output())
+            time.sleep(2)
+            stalled = stat(sng, "written")
+            self.assertLess(stalled, n)
+            self.assertEqual(stat(sng, "dropped"), 0)
+            os.unlink(filler)
+            ok = fdharness.wait_until(lambda: stat(sng, "written") == n, 60)
+            sender.join()
+            self.assertTrue(ok, "written %d of %d" % (stat(sng, "written"), n))
+            self.assertEqual(stat(sng, "dropped"), 0)
+        seqs, torn = read_seqs(os.path.join(mnt, "out.log"))
+        self.assert_exactly_once(seqs, torn, n)
 
     def test_enospc_retries_exhausted_are_dropped_and_counted(self):
         w = self.workdir()
-        mnt = os.path.join(w, "mnt")
-        os.mkdir(mnt)
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "fastdest-test", mnt], check=True)
-        try:
-            with open(os.path.join(mnt, "filler"), "wb") as f:
-                f.write(b"\0" * (256 * 1024 - 8 * 1024))
-            n = 1000
-            cfg = """
+        mnt, _ = self.mount_small_tmpfs(w, 8 * 1024, size=256 * 1024)
+        n = 1000
+        cfg = """
 options { stats-level(1); };
 source s_in { unix-stream("%(w)s/in.sock"); };
 destination d_fast { fast-file("%(mnt)s/out.log" template("${MSG}\\n") batch-lines(100)
                      time-reopen(1) retries(2)); };
 log { source(s_in); destination(d_fast); };
 """ % {"w": w, "mnt": mnt}
-            with fdharness.SyslogNg(cfg, workdir=w) as sng:
-                fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, n))
-                ok = fdharness.wait_until(lambda: stat(sng, "written") + stat(sng, "dropped") == n, 60)
-                self.assertTrue(ok, "written %d dropped %d" % (stat(sng, "written"), stat(sng, "dropped")))
-                written, dropped = stat(sng, "written"), stat(sng, "dropped")
-                self.assertGreater(dropped, 0)
-                self.assertIn("retries exhausted", sng.output())
-            seqs, torn = read_seqs(os.path.join(mnt, "out.log"))
-            self.assertEqual(torn, [])
-            self.assertEqual(len(seqs), len(set(seqs)))
-            self.assertEqual(len(seqs), written)
-        finally:
-            subprocess.run(["umount", "-l", mnt])
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, n))
+            ok = fdharness.wait_until(lambda: stat(sng, "written") + stat(sng, "dropped") == n, 60)
+            self.assertTrue(ok, "written %d dropped %d" % (stat(sng, "written"), stat(sng, "dropped")))
+            written, dropped = stat(sng, "written"), stat(sng, "dropped")
+            self.assertGreater(dropped, 0)
+            self.assertIn("retries exhausted", sng.output())
+        seqs, torn = read_seqs(os.path.join(mnt, "out.log"))
+        self.assertEqual(torn, [])
+        self.assertEqual(len(seqs), len(set(seqs)))
+        self.assertEqual(len(seqs), written)
 
 
 class TestRotation(FaultCase):
@@ -242,34 +227,26 @@ log { source(s_in); destination(d_fast); flags(flow-control); };
     @fdharness.skip_unless_root
     def test_disk_full_under_batches_of_their_own(self):
         w = self.workdir()
-        mnt = os.path.join(w, "mnt")
-        os.mkdir(mnt)
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "fastdest-test", mnt], check=True)
-        try:
-            filler = os.path.join(mnt, "filler")
-            # room for about a quarter of the lines: the rest hit ENOSPC, some of them mid-record
-            n = 20000
-            with open(filler, "wb") as f:
-                f.write(b"\0" * (8 * 1024 * 1024 - n * 100))
-            with fdharness.SyslogNg(self.config(w, mnt), workdir=w, extra_args=("-d",)) as sng:
-                senders = self.send_all(w, n)
-                self.assertTrue(fdharness.wait_until(lambda: "No space left" in sng.output(), 60),
-                                "never hit ENOSPC")
-                time.sleep(2)
-                self.assertLess(stat(sng, "written"), n * len(self.HOSTS))
-                self.assertEqual(stat(sng, "dropped"), 0)
-                os.unlink(filler)
-                ok = fdharness.wait_until(lambda: stat(sng, "written") == n * len(self.HOSTS), 90)
-                for t in senders:
-                    t.join()
-                self.assertTrue(ok, "written %d of %d" % (stat(sng, "written"), n * len(self.HOSTS)))
-                self.assertEqual(stat(sng, "dropped"), 0)
-                output = sng.output()
-            # a write of a delivering thread's own batch met the full disk
-            self.assertTrue("writer='delivering thread'" in output, "no batch of a delivering thread met the full disk")
-            self.assert_each_host_in_order(mnt, n)
-        finally:
-            subprocess.run(["umount", "-l", mnt])
+        # room for about a quarter of the lines: the rest hit ENOSPC, some of them mid-record
+        n = 20000
+        mnt, filler = self.mount_small_tmpfs(w, n * 100, size=8 * 1024 * 1024)
+        with fdharness.SyslogNg(self.config(w, mnt), workdir=w, extra_args=("-d",)) as sng:
+            senders = self.send_all(w, n)
+            self.assertTrue(fdharness.wait_until(lambda: "No space left" in sng.output(), 60),
+                            "never hit ENOSPC")
+            time.sleep(2)
+            self.assertLess(stat(sng, "written"), n * len(self.HOSTS))
+            self.assertEqual(stat(sng, "dropped"), 0)
+            os.unlink(filler)
+            ok = fdharness.wait_until(lambda: stat(sng, "written") == n * len(self.HOSTS), 90)
+            for t in senders:
+                t.join()
+            self.assertTrue(ok, "written %d of %d" % (stat(sng, "written"), n * len(self.HOSTS)))
+            self.assertEqual(stat(sng, "dropped"), 0)
+            output = sng.output()
+        # a write of a delivering thread's own batch met the full disk
+        self.assertTrue("writer='delivering thread'" in output, "no batch of a delivering thread met the full disk")
+        self.assert_each_host_in_order(mnt, n)
 
 
 class TestPermissions(FaultCase):

@@ -99,21 +99,11 @@ log { source(s_in); destination(d_fast); destination(d_stock); };
 
 @fdharness.skip_unless_root
 class TestTornWrites(FaultCase):
-    def mount_small_tmpfs(self, w, free_kib):
-        mnt = os.path.join(w, "mnt")
-        os.mkdir(mnt)
-        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "fastdest-test", mnt], check=True)
-        self.addCleanup(subprocess.run, ["umount", "-l", mnt])
-        filler = os.path.join(mnt, "filler")
-        with open(filler, "wb") as f:
-            f.write(b"\0" * (1024 * 1024 - free_kib * 1024))
-        return mnt, filler
-
     def test_reload_after_a_torn_write_keeps_every_line_once(self):
         """A write stops in the middle of a record (ENOSPC), then a reload comes
         before time-reopen: no torn line, nothing twice, nothing lost."""
         w = self.workdir()
-        mnt, filler = self.mount_small_tmpfs(w, 40)
+        mnt, filler = self.mount_small_tmpfs(w, 40 * 1024)
         n = 3000
         cfg = """
 options { stats-level(1); };
@@ -144,7 +134,7 @@ log { source(s_in); destination(d_fast); flags(flow-control); };
         when its retries run out it is dropped, not counted as written, and
         every line counted as written is whole on disk."""
         w = self.workdir()
-        mnt, filler = self.mount_small_tmpfs(w, 40)
+        mnt, filler = self.mount_small_tmpfs(w, 40 * 1024)
         n = 3000
         cfg = """
 options { stats-level(1); };
