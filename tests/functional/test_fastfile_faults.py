@@ -224,6 +224,34 @@ log { source(s_in); destination(d_fast); flags(flow-control); };
                             "no batch was written by a delivering thread")
         self.assert_each_host_in_order(w, n)
 
+    def test_one_connection_writes_batches_of_its_own(self):
+        # a lone delivering thread too: a record of its staged in the lane would keep every thread's
+        # batches for that file in the lane until the lane's writer is done with it
+        w = self.workdir()
+        n = 60000
+        with fdharness.SyslogNg(self.config(w, w), workdir=w, extra_args=("-d",)) as sng:
+            send_blob(os.path.join(w, "in.sock"), host_lines(self.HOSTS[0], 0, n))
+            ok = fdharness.wait_until(lambda: stat(sng, "written") == n, 60)
+            self.assertTrue(ok, "written %d of %d" % (stat(sng, "written"), n))
+            self.assertEqual(stat(sng, "dropped"), 0)
+            self.assertTrue("delivering threads write batches of their own" in sng.output(),
+                            "the lone delivering thread wrote no batch of its own")
+        seqs, torn = read_seqs(os.path.join(w, self.HOSTS[0] + ".log"))
+        self.assertEqual(torn, [])
+        self.assertEqual(seqs, list(range(n)))
+
+    def test_one_connection_into_several_files(self):
+        # a batch of one connection's lines for several files goes through the lane, in order
+        w = self.workdir()
+        n = 20000
+        lines = [line for group in zip(*(host_lines(h, 0, n) for h in self.HOSTS)) for line in group]
+        with fdharness.SyslogNg(self.config(w, w), workdir=w) as sng:
+            send_blob(os.path.join(w, "in.sock"), lines)
+            ok = fdharness.wait_until(lambda: stat(sng, "written") == n * len(self.HOSTS), 60)
+            self.assertTrue(ok, "written %d of %d" % (stat(sng, "written"), n * len(self.HOSTS)))
+            self.assertEqual(stat(sng, "dropped"), 0)
+        self.assert_each_host_in_order(w, n)
+
     @fdharness.skip_unless_root
     def test_disk_full_under_batches_of_their_own(self):
         w = self.workdir()
