@@ -592,14 +592,6 @@ _alone_locked(FastFileWorker *self, gint thread_id)
   return self->direct.active_jobs - (self->direct.job_registered[thread_id] ? 1 : 0) == 0;
 }
 
-/* Jobs after the last one that found another at work during which a lone
- * delivering thread still writes batches of its own (_may_defer()): with
- * several connections one is alone now and then, and a record it stages
- * holds every thread's batches for that file in the lane; a single
- * connection is alone for good, and its long lines are written beside it
- * (_lines_go_beside_locked()). */
-#define FASTFILE_OWN_ALONE_JOBS 64
-
 /* lock held: the caller's job (its main loop thread) has its end called here */
 static void
 _register_job_locked(FastFileWorker *self, gint thread_id)
@@ -608,10 +600,6 @@ _register_job_locked(FastFileWorker *self, gint thread_id)
     return;
   self->direct.job_registered[thread_id] = TRUE;
   self->direct.active_jobs++;
-  self->direct.jobs_registered++;
-  if (self->direct.active_jobs >= 2)
-    g_atomic_int_set((volatile gint *) &self->direct.shared_until_job,
-                     (gint) (self->direct.jobs_registered + FASTFILE_OWN_ALONE_JOBS));
   main_loop_worker_register_batch_callback(&self->direct.job_done[thread_id]);
 }
 
@@ -636,8 +624,9 @@ _prepared_for(FastFileWorker *self, gint thread_id)
 #define FASTFILE_DEFER_RECORDS 64
 #define FASTFILE_DEFER_BYTES (32 * 1024)
 
-/* Each delivering thread (alone too: _may_defer()) writes the batches it
- * formats apart to their file itself, beside the others (_own_write()), once the lane holds nothing
+/* With templated file names (a file per host, say), each delivering thread
+ * (alone too: _may_defer()) writes the batches it formats apart to their
+ * file itself, beside the others (_own_write()), once the lane holds nothing
  * for that file: no copy into the lane, no records in it, no turn under its
  * lock per batch but two short ones.  Measured with 4 connections into a
  * file per host against staging those batches in the lane (paired
@@ -645,10 +634,8 @@ _prepared_for(FastFileWorker *self, gint thread_id)
  * only): 1.16x the msgs/s at 0.79x the CPU at 1000 B (4 rounds), 1.09x at
  * 0.89x at 300 B (4 rounds); with the writes of both threads serialized
  * 1.06x at 0.86x, so writing side by side is half of it.  Into one shared
- * file, with their write()s taking the file's own_write_lock in turn: 1.23x
- * / 1.12x / 1.04x the msgs/s at 1000 / 300 / 100 B, at 0.71x / 0.86x / 0.94x
- * the CPU (4 / 3 / 3 rounds; side by side without the lock 1.23x-1.26x at
- * 1000 B, no better; before a lone thread wrote its own batches, 0.97x). */
+ * file it gained nothing (0.97x; the threads wait on the file's inode lock
+ * instead), so a literal file name keeps the lane. */
 #define FASTFILE_OWN_RECORDS 256
 #define FASTFILE_OWN_BYTES (64 * 1024)
 
@@ -726,17 +713,6 @@ _count_kept(FastFileWorker *self, FastFileDeferred *deferred)
  * adds a copy when the batch cannot be written whole to one file. */
 #define FASTFILE_OWN_MIXED_JOBS 64
 
-/* a delivering thread in a job, without the lock: TRUE while delivering
- * threads have been at work together lately (the last FASTFILE_OWN_ALONE_JOBS
- * jobs); stale reads only pick the other way for a batch */
-static gboolean
-_shared_lately(FastFileWorker *self)
-{
-  guint registered = (guint) g_atomic_int_get((volatile gint *) &self->direct.jobs_registered);
-  guint until = (guint) g_atomic_int_get((volatile gint *) &self->direct.shared_until_job);
-  return (gint) (until - registered) > 0;
-}
-
 /* a delivering thread in a job, without the lock: whether it may format
  * msg apart (_defer()).  Without flow control the queue's limit is checked
  * under the lock; and only a job whose end is registered here (its first
@@ -744,10 +720,9 @@ _shared_lately(FastFileWorker *self)
  * delivering thread found the lock with this worker's own thread, briefly:
  * it waits, as it always did (an unlocked look at the count: a stale one
  * only picks the other way); unless it writes batches of its own, as it
- * does alone too while threads were at work together lately
- * (FASTFILE_OWN_ALONE_JOBS): a record of a lone thread's staged in the lane
- * would keep the lane's hold on its file, and the next batches of every
- * thread for it with it (measured with 4 connections into a file per host at 300 B: 45%
+ * does alone too: a record of a lone thread's staged in the lane would keep
+ * the lane's hold on its file, and the next batches of every thread for it
+ * with it (measured with 4 connections into a file per host at 300 B: 45%
  * of the messages went through the lane so; alone too, paired interleaved
  * rounds, 2026-12-03: 1.04x / 1.09x / 1.20x / 1.25x the msgs/s at 100 / 300
  * / 1000 / 2000 B, at 0.96x / 0.90x / 0.71x / 0.67x the CPU) */
@@ -757,7 +732,7 @@ _may_defer(FastFileWorker *self, const LogPathOptions *path_options, gint thread
   if (!path_options->flow_control_requested || !self->direct.job_registered[thread_id])
     return FALSE;
   FastFileDeferred *deferred = self->deferred[thread_id];
-  if (self->own_batches && (!deferred || !deferred->mixed_jobs) && _shared_lately(self))
+  if (self->own_batches && (!deferred || !deferred->mixed_jobs))
     return TRUE;
   return g_atomic_int_get((volatile gint *) &self->direct.active_jobs) >= 2;
 }
@@ -938,9 +913,8 @@ _own_write(FastFileWorker *self, gint thread_id)
   FastFileEntry *entry = NULL;
   if (self->direct.accepting && !self->direct.writing
       && g_atomic_int_get(self->options->reopen_generation) == self->reopen_generation)
-    entry = self->lane.single_file ? : fastfile_set_lookup(&self->lane.files, name);
-  /* the lane keeps one reference on its single file for good */
-  if (!entry || !fastfile_entry_own_begin(&self->lane.files, entry, self->lane.single_file ? 1 : 0))
+    entry = fastfile_set_lookup(&self->lane.files, name);
+  if (!entry || !fastfile_entry_own_begin(&self->lane.files, entry))
     {
       g_mutex_unlock(&self->lock);
       return FALSE;
@@ -949,15 +923,8 @@ _own_write(FastFileWorker *self, gint thread_id)
   gint fd = entry->fd;
   g_mutex_unlock(&self->lock);
 
-  /* one thread's write at a time per file: in the kernel they would wait on the file's lock anyway,
-   * and a failed one finds the file's end where it left it */
-  g_mutex_lock(&entry->own_write_lock);
-  BatchWriteResult result = { 0 };
-  /* another thread's line cut short went before: its rest comes first, this batch goes to the lane */
-  gboolean blocked = entry->own_blocked;
-  gboolean complete = !blocked && batch_writer_write(fd, deferred->lines->str, deferred->lines->len, &result);
-  if (complete || blocked)
-    g_mutex_unlock(&entry->own_write_lock);
+  BatchWriteResult result;
+  gboolean complete = batch_writer_write(fd, deferred->lines->str, deferred->lines->len, &result);
   guint done = 0;
   while (done < n && records[done].record_at + records[done].record_len <= result.written)
     done++;
@@ -975,7 +942,7 @@ _own_write(FastFileWorker *self, gint thread_id)
     }
   gboolean post = FALSE;
   gboolean orphan = FALSE;
-  if (!complete && !blocked)
+  if (!complete)
     {
       msg_error("fast-file(): error writing file, retrying after time-reopen",
                 evt_tag_str("driver", _driver_id(self)),
@@ -993,9 +960,6 @@ _own_write(FastFileWorker *self, gint thread_id)
       if (torn)
         orphan = !fastfile_entry_own_torn(&self->lane.files, entry, deferred->lines->str + records[done].record_at,
                                           records[done].record_len, torn);
-      if (orphan)
-        entry->own_blocked = TRUE;
-      g_mutex_unlock(&entry->own_write_lock);
     }
   fastfile_entry_own_end(&self->lane.files, entry, !self->direct.writing);
   if (!complete)
@@ -1413,7 +1377,7 @@ _init(LogThreadedDestWorker *s)
                            && self->super.owner->super.throttle == 0;
   /* compression(), fsync(), logrotate() and file()'s suppress() and MARKs are the lane's writer's to do */
   const FastFileSetOptions *files = &self->options->lane.files;
-  self->own_batches = self->direct.accepting && !self->lane.file_hooks
+  self->own_batches = self->direct.accepting && !self->lane.single_file && !self->lane.file_hooks
                       && !files->fsync && !(files->compression && files->compression->type != BATCH_COMPRESSION_NONE)
                       && !fastfile_rotation_enabled(files->rotation) && self->super.owner->batch_timeout <= 0;
   g_mutex_unlock(&self->lock);
