@@ -592,6 +592,14 @@ _alone_locked(FastFileWorker *self, gint thread_id)
   return self->direct.active_jobs - (self->direct.job_registered[thread_id] ? 1 : 0) == 0;
 }
 
+/* Jobs after the last one that found another at work during which a lone
+ * delivering thread still writes batches of its own (_may_defer()): with
+ * several connections one is alone now and then, and a record it stages
+ * holds every thread's batches for that file in the lane; a single
+ * connection is alone for good, and its long lines are written beside it
+ * (_lines_go_beside_locked()). */
+#define FASTFILE_OWN_ALONE_JOBS 64
+
 /* lock held: the caller's job (its main loop thread) has its end called here */
 static void
 _register_job_locked(FastFileWorker *self, gint thread_id)
@@ -600,6 +608,11 @@ _register_job_locked(FastFileWorker *self, gint thread_id)
     return;
   self->direct.job_registered[thread_id] = TRUE;
   self->direct.active_jobs++;
+  /* written under the lock, read without it (_shared_lately()) */
+  g_atomic_int_inc((volatile gint *) &self->direct.jobs_registered);
+  if (self->direct.active_jobs >= 2)
+    g_atomic_int_set((volatile gint *) &self->direct.shared_until_job,
+                     (gint) (self->direct.jobs_registered + FASTFILE_OWN_ALONE_JOBS));
   main_loop_worker_register_batch_callback(&self->direct.job_done[thread_id]);
 }
 
@@ -713,6 +726,17 @@ _count_kept(FastFileWorker *self, FastFileDeferred *deferred)
  * adds a copy when the batch cannot be written whole to one file. */
 #define FASTFILE_OWN_MIXED_JOBS 64
 
+/* a delivering thread in a job, without the lock: TRUE while delivering
+ * threads have been at work together lately (the last FASTFILE_OWN_ALONE_JOBS
+ * jobs); stale reads only pick the other way for a batch */
+static gboolean
+_shared_lately(FastFileWorker *self)
+{
+  guint registered = (guint) g_atomic_int_get((volatile gint *) &self->direct.jobs_registered);
+  guint until = (guint) g_atomic_int_get((volatile gint *) &self->direct.shared_until_job);
+  return (gint) (until - registered) > 0;
+}
+
 /* a delivering thread in a job, without the lock: whether it may format
  * msg apart (_defer()).  Without flow control the queue's limit is checked
  * under the lock; and only a job whose end is registered here (its first
@@ -720,9 +744,10 @@ _count_kept(FastFileWorker *self, FastFileDeferred *deferred)
  * delivering thread found the lock with this worker's own thread, briefly:
  * it waits, as it always did (an unlocked look at the count: a stale one
  * only picks the other way); unless it writes batches of its own, as it
- * does alone too: a record of a lone thread's staged in the lane would keep
- * the lane's hold on its file, and the next batches of every thread for it
- * with it (measured with 4 connections into a file per host at 300 B: 45%
+ * does alone too while threads were at work together lately
+ * (FASTFILE_OWN_ALONE_JOBS): a record of a lone thread's staged in the lane
+ * would keep the lane's hold on its file, and the next batches of every
+ * thread for it with it (measured with 4 connections into a file per host at 300 B: 45%
  * of the messages went through the lane so; alone too, paired interleaved
  * rounds, 2026-12-03: 1.04x / 1.09x / 1.20x / 1.25x the msgs/s at 100 / 300
  * / 1000 / 2000 B, at 0.96x / 0.90x / 0.71x / 0.67x the CPU) */
@@ -732,7 +757,7 @@ _may_defer(FastFileWorker *self, const LogPathOptions *path_options, gint thread
   if (!path_options->flow_control_requested || !self->direct.job_registered[thread_id])
     return FALSE;
   FastFileDeferred *deferred = self->deferred[thread_id];
-  if (self->own_batches && (!deferred || !deferred->mixed_jobs))
+  if (self->own_batches && (!deferred || !deferred->mixed_jobs) && _shared_lately(self))
     return TRUE;
   return g_atomic_int_get((volatile gint *) &self->direct.active_jobs) >= 2;
 }

@@ -80,6 +80,9 @@ typedef struct _FastFileWorker
     gboolean wakeup_posted;
     gboolean settle_ready;           /* settled records wait for a delivering thread to collect them */
     guint active_jobs;               /* main loop jobs with a batch callback registered here */
+    /* jobs registered so far, and the one until which a lone delivering thread still counts as one of several:
+     * they write their own batches (_may_defer()) */
+    guint jobs_registered, shared_until_job;
     guint staged_records;            /* since the buffers were last taken */
     gint64 first_staged;             /* monotonic usec: the oldest record not yet taken */
     gsize queued;                    /* held records staged, not yet counted in the queue's stats */

@@ -224,22 +224,6 @@ log { source(s_in); destination(d_fast); flags(flow-control); };
                             "no batch was written by a delivering thread")
         self.assert_each_host_in_order(w, n)
 
-    def test_one_connection_writes_batches_of_its_own(self):
-        # a lone delivering thread too: a record of its staged in the lane would keep every thread's
-        # batches for that file in the lane until the lane's writer is done with it
-        w = self.workdir()
-        n = 60000
-        with fdharness.SyslogNg(self.config(w, w), workdir=w, extra_args=("-d",)) as sng:
-            send_blob(os.path.join(w, "in.sock"), host_lines(self.HOSTS[0], 0, n))
-            ok = fdharness.wait_until(lambda: stat(sng, "written") == n, 60)
-            self.assertTrue(ok, "written %d of %d" % (stat(sng, "written"), n))
-            self.assertEqual(stat(sng, "dropped"), 0)
-            self.assertTrue("delivering threads write batches of their own" in sng.output(),
-                            "the lone delivering thread wrote no batch of its own")
-        seqs, torn = read_seqs(os.path.join(w, self.HOSTS[0] + ".log"))
-        self.assertEqual(torn, [])
-        self.assertEqual(seqs, list(range(n)))
-
     def test_one_connection_into_several_files(self):
         # a batch of one connection's lines for several files goes through the lane, in order
         w = self.workdir()

@@ -72,6 +72,14 @@ class TestOptions(fdharness.TestCase):
         reader = max(threads, key=lambda tid: threads[tid][0])
         return threads, reader, os.path.join(w, out)
 
+    def assert_written_beside(self, threads, reader, out):
+        """the source's reader wrote less than a tenth of out's bytes: the worker's thread wrote them; out's size"""
+        size = os.path.getsize(out)
+        self.assertLess(threads[reader][1], 0.1 * size,
+                        "the reader thread %d wrote %d of the file's %d bytes; per thread (CPU ticks, bytes "
+                        "written): %s" % (reader, threads[reader][1], size, threads))
+        return size
+
     @fdharness.skip_unless_root
     def test_the_delivering_thread_writes_its_own_batches(self):
         """While the worker's thread is idle, the thread that formats the lines
@@ -97,11 +105,19 @@ class TestOptions(fdharness.TestCase):
         the next ones; the reader passes it nearly all the bytes."""
         threads, reader, out = self.write_and_measure_threads('fast-file("%s/out.log" template("${MSG}\\n"));',
                                                               "out.log", pad=1000)
-        size = os.path.getsize(out)
-        self.assertLess(threads[reader][1], 0.1 * size,
-                        "the reader thread %d wrote %d of the file's %d bytes; per thread (CPU ticks, bytes "
-                        "written): %s" % (reader, threads[reader][1], size, threads))
+        size = self.assert_written_beside(threads, reader, out)
         self.assertGreaterEqual(max(written for _, written in threads.values()), 0.9 * size)
+        seqs, torn = read_seqs(out)
+        self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
+
+    def test_long_lines_of_one_connection_into_a_templated_name_are_written_beside_the_reader(self):
+        """The same with a templated file name: a single connection's delivering
+        thread, alone for good, leaves its long lines to the worker's thread
+        as with a literal name (it writes batches of its own only while other
+        delivering threads were at work lately)."""
+        threads, reader, out = self.write_and_measure_threads(
+            'fast-file("%s/out-${FACILITY}.log" template("${MSG}\\n"));', "out-user.log", pad=1000)
+        self.assert_written_beside(threads, reader, out)
         seqs, torn = read_seqs(out)
         self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
 
