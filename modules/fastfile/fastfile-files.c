@@ -41,6 +41,7 @@ _entry_new(FastFileSet *self, const gchar *path)
   entry->lru_link.data = entry;
   entry->fill_link.data = entry;
   entry->out_link.data = entry;
+  g_mutex_init(&entry->own_write_lock);
   batch_buffer_init(&entry->fill, self->options.expected_records, self->options.fixed_capacity);
   batch_buffer_init(&entry->out, self->options.expected_records, self->options.fixed_capacity);
   return entry;
@@ -53,6 +54,7 @@ _entry_free(FastFileEntry *entry)
   fastfile_mark_slot_clear(&entry->mark);
   batch_buffer_destroy(&entry->fill);
   batch_buffer_destroy(&entry->out);
+  g_mutex_clear(&entry->own_write_lock);
   g_free(entry->path);
   g_free(entry);
 }
@@ -928,13 +930,15 @@ fastfile_entry_discard_unwritten(FastFileSet *self, FastFileEntry *entry)
 }
 
 gboolean
-fastfile_entry_own_begin(FastFileSet *self, FastFileEntry *entry)
+fastfile_entry_own_begin(FastFileSet *self, FastFileEntry *entry, guint pinned)
 {
-  if (entry->own_writing || entry->close_pending || entry->fd < 0 || entry->unacked || entry->in_filled
+  if (entry->close_pending || entry->fd < 0 || entry->unacked > pinned || entry->in_filled
       || entry->in_outgoing || batch_buffer_len(&entry->out) || entry->head_written || entry->attempts
       || entry->permanent_error)
     return FALSE;
-  entry->own_writing = TRUE;
+  if (!entry->own_writing)
+    entry->own_blocked = FALSE;
+  entry->own_writing++;
   /* the most recently used, as a write of the lane's makes it: reap and eviction go by that */
   entry->last_used = _now_sec();
   g_queue_unlink(&self->lru, &entry->lru_link);
@@ -945,8 +949,8 @@ fastfile_entry_own_begin(FastFileSet *self, FastFileEntry *entry)
 void
 fastfile_entry_own_end(FastFileSet *self, FastFileEntry *entry, gboolean may_close)
 {
-  entry->own_writing = FALSE;
-  if (entry->close_pending && may_close)
+  entry->own_writing--;
+  if (entry->close_pending && may_close && !entry->own_writing)
     {
       entry->close_pending = FALSE;
       _close_fd(self, entry);
@@ -959,7 +963,8 @@ fastfile_entry_own_torn(FastFileSet *self, FastFileEntry *entry, const gchar *re
 {
   struct stat st;
 
-  /* nobody of ours wrote there since (own_writing): the end is ours unless another process appended */
+  /* nobody of ours wrote there since (own_write_lock, and the lane's writer skips it while
+   * own_writing): the end is ours unless another process appended */
   if (entry->fd >= 0)
     {
       off_t end = lseek(entry->fd, 0, SEEK_CUR);

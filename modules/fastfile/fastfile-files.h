@@ -81,10 +81,16 @@ typedef struct _FastFileEntry
   gint64 last_used;           /* monotonic seconds */
   gboolean maybe_idle;        /* in FastFileSet.maybe_idle (lane lock) */
   gboolean discarding;        /* the lane is dropping its unwritten records (writer, lane lock) */
-  /* a delivering thread writes a batch of its own to fd (fastfile_entry_own_begin()): meanwhile no
-   * other thread writes, closes or frees this entry (lane lock) */
-  gboolean own_writing;
-  gboolean close_pending;     /* closed when that write ends (a reopen or max-open-files asked for it) */
+  /* delivering threads writing a batch of their own each to fd (fastfile_entry_own_begin()):
+   * meanwhile the lane's writer does not write there, and nobody closes or frees this entry (lane lock) */
+  guint own_writing;
+  /* held by one of them from its write() to the end of its failure handling (no lane lock): the
+   * file's end is then that write's, which the cut-off of a line cut short relies on */
+  GMutex own_write_lock;
+  /* a line one of them cut short could not be cut off: the others write nothing until the lane's
+   * writer has written its rest (set under both locks, cleared when none is at work) */
+  gboolean own_blocked;
+  gboolean close_pending;     /* closed when those writes end (a reopen or max-open-files asked for it) */
   guint discard_count;
   GList lru_link;             /* in FastFileSet.lru while fd is open */
 
@@ -206,12 +212,14 @@ gboolean fastfile_entry_truncate_torn(FastFileSet *self, FastFileEntry *entry);
 /* lane lock held, and no writer of the lane's at work (it closes and evicts
  * descriptors without the lock): TRUE when a delivering thread may write a batch of its
  * own to entry's open fd now, beside the lane: the entry holds nothing of
- * the lane's (no record unsettled, no bytes buffered, no failure), so that
- * batch comes after everything staged for this file before.  The entry is
- * then the caller's to write (own_writing) until fastfile_entry_own_end(). */
-gboolean fastfile_entry_own_begin(FastFileSet *self, FastFileEntry *entry);
+ * the lane's (no record unsettled but the `pinned` references its lane
+ * keeps for good, no bytes buffered, no failure), so that batch comes after
+ * everything staged for this file before.  Other delivering threads may
+ * write theirs to it too (own_writing counts them; their write()s take
+ * own_write_lock in turn) until fastfile_entry_own_end(). */
+gboolean fastfile_entry_own_begin(FastFileSet *self, FastFileEntry *entry, guint pinned);
 /* lane lock held: that write is over; a close asked for meanwhile is done
- * now if the caller may (no writer of the lane's is at work), else by the
+ * by the last of them now if it may (no writer of the lane's is at work), else by the
  * lane's writer before it writes there next, or by the next close of all */
 void fastfile_entry_own_end(FastFileSet *self, FastFileEntry *entry, gboolean may_close);
 /* lane lock held, no writer of the lane's at work, before fastfile_entry_own_end(): a write of the caller's

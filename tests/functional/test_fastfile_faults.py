@@ -4,6 +4,7 @@
 reload mid-stream, permission errors.  Every message exactly once, no torn line."""
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -187,15 +188,16 @@ class TestOwnBatches(FaultCase):
     """Several connections into a file per host: the delivering threads write the batches they format apart
     themselves.  Every connection's lines in its order, once, never torn, across a disk full."""
     HOSTS = ["h%d" % i for i in range(4)]
+    DEST = 'fast-file("%(out)s/${HOST}.log" template("${MSG}\\n") time-reopen(1) retries(1000))'
 
     def config(self, w, out):
-        return """
+        return ("""
 options { stats-level(1); keep-hostname(yes); };
 source s_in { unix-stream("%(w)s/in.sock" max-connections(4) log-iw-size(40000) log-fetch-limit(1000)
                                flags(expect-hostname)); };
-destination d_fast { fast-file("%(out)s/${HOST}.log" template("${MSG}\\n") time-reopen(1) retries(1000)); };
+destination d_fast { """ + self.DEST + """; };
 log { source(s_in); destination(d_fast); flags(flow-control); };
-""" % {"w": w, "out": out}
+""") % {"w": w, "out": out}
 
     def send_all(self, w, n):
         senders = [threading.Thread(target=send_blob, args=(os.path.join(w, "in.sock"), host_lines(h, 0, n)))
@@ -259,6 +261,33 @@ log { source(s_in); destination(d_fast); flags(flow-control); };
         # a write of a delivering thread's own batch met the full disk
         self.assertTrue("writer='delivering thread'" in output, "no batch of a delivering thread met the full disk")
         self.assert_each_host_in_order(mnt, n)
+
+
+class TestOwnBatchesOneFile(TestOwnBatches):
+    """Several connections into one file: the delivering threads write their own batches to it in turn.  Every
+    connection's lines in its order, once, never torn (a line of one thread never inside another's)."""
+
+    DEST = 'fast-file("%(out)s/all.log" template("${HOST} ${MSG}\\n") time-reopen(1) retries(1000))'
+
+    def assert_each_host_in_order(self, out, n):
+        hosts = self.HOSTS
+        with open(os.path.join(out, "all.log"), "rb") as f:
+            data = f.read()
+        self.assertTrue(data.endswith(b"\n"), "the file ends in a torn line")
+        seqs = {h: [] for h in hosts}
+        torn = []
+        for line in data.split(b"\n")[:-1]:
+            m = re.fullmatch(rb"(h\d) seq=(\d{8}) x{60}", line)
+            if not m or m.group(1).decode() not in seqs:
+                torn.append(line[:80])
+                continue
+            seqs[m.group(1).decode()].append(int(m.group(2)))
+        self.assertEqual(torn, [], "torn or mixed lines")
+        for h in hosts:
+            self.assertEqual(seqs[h], list(range(n)), "%s: %d lines, not 0..%d in order" % (h, len(seqs[h]), n - 1))
+
+    # one file here: not collected
+    test_one_connection_into_several_files = None
 
 
 class TestPermissions(FaultCase):

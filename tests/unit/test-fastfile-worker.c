@@ -665,6 +665,15 @@ job_wait(Job *job)
   g_async_queue_pop(job->done);
 }
 
+/* every batch through the lane, as with compression(), fsync(), logrotate()
+ * or batch-timeout(): delivering threads format apart and stage, and never
+ * write batches of their own (the lane's tests) */
+static void
+rig_stage_every_batch(Rig *rig)
+{
+  ((FastFileWorker *) rig->worker)->own_batches = FALSE;
+}
+
 /* what the worker's wakeup event runs */
 static void
 worker_writes(Rig *rig)
@@ -770,6 +779,7 @@ test_direct_acked_by_the_thread_that_delivered_it(void)
   gchar *path = tmp_path("direct-owner.log");
   Rig rig = rig_new(path, "${MSG}\n");
   rig_start(&rig);
+  rig_stage_every_batch(&rig);
   Job *writer = job_start(&rig);
   Job *other = job_start(&rig);
   acked = 0;
@@ -808,6 +818,7 @@ test_direct_formatted_apart_while_others_deliver(void)
   gchar *path = tmp_path("direct-apart.log");
   Rig rig = rig_new(path, "${MSG}\n");
   rig_start(&rig);
+  rig_stage_every_batch(&rig);
   FastFileLane *lane = &((FastFileWorker *) rig.worker)->lane;
   Job *one = job_start(&rig);
   Job *two = job_start(&rig);
@@ -926,6 +937,121 @@ long_lines_stop(LongLines *self)
   rig_free(&self->rig);
   g_free(self->text);
   g_free(self->path);
+}
+
+/* the same file and job, and a second delivering thread's job */
+typedef struct
+{
+  LongLines base;
+  Job *two;
+} TwoJobs;
+
+static void
+two_jobs_start(TwoJobs *self, const gchar *name)
+{
+  long_lines_start(&self->base, name);
+  self->two = job_start(&self->base.rig);
+}
+
+static void
+two_jobs_stop(TwoJobs *self)
+{
+  job_stop(self->two);
+  long_lines_stop(&self->base);
+}
+
+/* several delivering threads at work into one literal file: each formats
+ * its lines apart and writes them to the file itself, one write() per batch
+ * (FASTFILE_OWN_RECORDS, or its job's end), and acks them on its own
+ * thread; a batch goes behind what the lane holds for the file */
+static void
+test_direct_own_batches_into_one_file(void)
+{
+  TwoJobs t;
+  two_jobs_start(&t, "direct-own.log");
+  FastFileWorker *worker = t.base.worker;
+  Job *one = t.base.job, *two = t.two;
+  const gchar *path = t.base.path;
+
+  /* alone, and none at work together before: staged in the lane */
+  job_deliver(one, "h", "a1");
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&worker->lane), 1);
+  /* at work together from here on: each keeps its own batch */
+  job_deliver(two, "h", "b1");
+  job_deliver(one, "h", "a2");
+  job_deliver(two, "h", "b2");
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&worker->lane), 1);
+  /* the lane holds a1 for the file: a2 goes through the lane behind it */
+  job_run(one, JOB_END, NULL);
+  assert_file(path, "a1\na2\n");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 2);
+  /* now it holds nothing for the file: two writes its batch itself */
+  guint lane_writes = worker->lane.files.write_syscalls;
+  last_ack_thread = NULL;
+  job_run(two, JOB_END, NULL);
+  assert_file(path, "a1\na2\nb1\nb2\n");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 4);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, two->thread);
+  CU_ASSERT_EQUAL(worker->lane.files.write_syscalls, lane_writes);
+
+  /* a full batch is written in the middle of the job, the rest at its end, each thread's in its order */
+  job_deliver(two, "h", "b3");
+  for (gint i = 0; i < 300; i++)
+    {
+      gchar text[16];
+      g_snprintf(text, sizeof(text), "c%03d", i);
+      job_deliver(one, "h", text);
+    }
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&worker->lane), 0);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 4 + 256);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, one->thread);
+  job_run(one, JOB_END, NULL);
+  job_run(two, JOB_END, NULL);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 4 + 301);
+  CU_ASSERT_EQUAL(worker->lane.files.write_syscalls, lane_writes);
+  GString *expected = g_string_new("a1\na2\nb1\nb2\n");
+  for (gint i = 0; i < 300; i++)
+    g_string_append_printf(expected, "c%03d\n", i);
+  g_string_append(expected, "b3\n");
+  assert_file(path, expected->str);
+  g_string_free(expected, TRUE);
+
+  two_jobs_stop(&t);
+}
+
+/* a delivering thread alone goes on writing batches of its own for a while
+ * after others were at work with it (with several connections each is
+ * alone now and then), and then stages in the lane again, as a single
+ * connection does: its long lines are written beside it */
+static void
+test_direct_own_batches_alone_only_for_a_while(void)
+{
+  TwoJobs t;
+  two_jobs_start(&t, "direct-own-alone.log");
+  Job *one = t.base.job;
+
+  /* at work together once */
+  job_deliver(one, "h", "a");
+  job_deliver(t.two, "h", "b");
+  job_run(one, JOB_END, NULL);
+  job_run(t.two, JOB_END, NULL);
+  gint lone_jobs_apart = 0;
+  for (gint i = 0; i < 100; i++)
+    {
+      job_deliver(one, "h", "c");
+      if (fastfile_lane_pending(&t.base.worker->lane) == 0)
+        {
+          CU_ASSERT_EQUAL(lone_jobs_apart, i);
+          lone_jobs_apart++;
+        }
+      job_run(one, JOB_END, NULL);
+    }
+  CU_ASSERT(lone_jobs_apart >= 32 && lone_jobs_apart < 100);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 102);
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&t.base.worker->lane), 0);
+  assert_file_size(t.base.path, 102 * 2);
+
+  two_jobs_stop(&t);
 }
 
 /* long lines from the only delivering thread at work, 64 KiB of them or
@@ -1464,6 +1590,8 @@ static CU_TestInfo worker_tests[] =
   { "direct: acked by the delivering thread", test_direct_acked_by_the_delivering_thread },
   { "direct: acked by the thread that delivered it", test_direct_acked_by_the_thread_that_delivered_it },
   { "direct: formatted apart while others deliver", test_direct_formatted_apart_while_others_deliver },
+  { "direct: own batches into one file", test_direct_own_batches_into_one_file },
+  { "direct: own batches alone only for a while", test_direct_own_batches_alone_only_for_a_while },
   { "direct: handed over while another writes", test_direct_handed_over_while_another_writes },
   { "direct: long lines written beside a lone deliverer", test_direct_long_lines_written_beside_a_lone_deliverer },
   { "direct: a small job of long lines written here", test_direct_small_job_of_long_lines_written_here },
