@@ -34,8 +34,12 @@
  * written, so a message is freed by the thread that made it.  This thread
  * writes only what is handed to it while another thread writes, what waits
  * for a retry (it keeps the timers), batch-timeout() batches, and every
- * batch with compression() or fsync().  Nothing is queued in the LogQueue,
- * and nothing is acknowledged before its bytes are written.
+ * batch with compression() or fsync().  A lone delivering thread (one
+ * connection, in jobs of more than a chunk) hands its messages over
+ * unformatted instead, a chunk at a time: this thread formats and writes
+ * them on another CPU, and the delivering thread acknowledges and releases
+ * them.  Nothing is queued in the LogQueue, and nothing is acknowledged
+ * before its bytes are written.
  *
  * Queued records: with disk-buffer() or throttle(), and for what a reload
  * left in the queue, messages come through the LogQueue as with any threaded
@@ -53,6 +57,32 @@ typedef struct _FastFileWorkerOptions
   gint *reopen_generation;
   GMutex *reopen_lock;
 } FastFileWorkerOptions;
+
+#define FASTFILE_HANDOVER_RECORDS 1024
+/* the messages' size (log_msg_get_size()) after which a chunk goes */
+#define FASTFILE_HANDOVER_BYTES (128 * 1024)
+
+typedef struct _FastFileHandedRecord
+{
+  LogMessage *held;
+  gint32 seq_num;
+  guint32 size;
+  gboolean ack_needed;
+} FastFileHandedRecord;
+
+typedef struct _FastFileHanded
+{
+  gint thread;
+  guint count;
+  gsize bytes;
+  FastFileHandedRecord records[FASTFILE_HANDOVER_RECORDS];
+} FastFileHanded;
+
+/* chunks handed over (_hand_over()) and not yet staged from which on the
+ * delivering thread stages them itself, and its messages as before: the
+ * held messages stay few when the worker's thread falls behind (peak RSS),
+ * and both CPUs format */
+#define FASTFILE_HANDOVER_MAX_CHUNKS 8
 
 typedef struct _FastFileWorker
 {
@@ -102,6 +132,21 @@ typedef struct _FastFileWorker
    * while it was at work (under lock), and those it takes out of there to settle (that thread's only) */
   GArray *theirs[MAIN_LOOP_MAX_WORKER_THREADS];
   GArray *taken[MAIN_LOOP_MAX_WORKER_THREADS];
+  /* a lone delivering thread hands its messages over (_hands_over()) */
+  gboolean hand_over;
+  /* a lone delivering thread's messages handed over unformatted, for this thread to format and write
+   * (_hand_over()): the chunk each main loop thread fills (that thread's only), and under handover_lock
+   * the chunks handed over, in order, and the emptied ones */
+  struct _FastFileHanded *handing[MAIN_LOOP_MAX_WORKER_THREADS];
+  /* per main loop thread: of its `taken` records, those settled so far (a few per message handed over) */
+  guint taken_settled[MAIN_LOOP_MAX_WORKER_THREADS];
+  /* per main loop thread: its job woke this worker's thread for a chunk (that thread's only) */
+  gboolean handed_in_job[MAIN_LOOP_MAX_WORKER_THREADS];
+  GMutex handover_lock;
+  GQueue handed;
+  GQueue handed_spare;
+  gint handed_count;                 /* chunks in `handed`; read without the lock too */
+  gboolean handover_posted;          /* the wakeup event was posted for them (handover_lock) */
   struct iv_event wakeup_event;      /* posted by delivering threads */
   struct iv_timer retry_timer;       /* the next retry of a file that failed */
   struct iv_timer batch_timer;       /* batch-timeout() */

@@ -45,9 +45,9 @@ def thread_cpu_and_written_bytes(pid):
 class TestOptions(fdharness.TestCase):
     THREAD_TEST_LINES = 50000
 
-    def write_and_measure_threads(self, dest, out, pad=100):
+    def write_and_measure_threads(self, dest, out, pad=100, fetch=100):
         """THREAD_TEST_LINES lines (of pad + 13 bytes of ${MSG}) through dest,
-        fetched 100 at a time, over one connection; (per thread, what it did
+        fetched `fetch` at a time, over one connection; (per thread, what it did
         while the lines went through (CPU ticks, bytes written), the thread
         that used the most CPU then (the source's reader: it parses every
         message), the size of out).  Only what happened after start-up
@@ -61,10 +61,18 @@ class TestOptions(fdharness.TestCase):
         # than the reader spends on the lines, as it did on a fresh CI machine
         unused = "".join('filter f_unused%d { message("needle%d") and program("p%d"); };\n' % (i, i, i)
                          for i in range(6000))
-        cfg = unused + config(w, dest % w, "log-fetch-limit(100)")
+        # a big fetch: with a window that lets the reader take that many, and the lines sent at once (as a
+        # busy sender's would come) so that each read finds many
+        source_opts = "log-fetch-limit(%d)" % fetch
+        if fetch > 100:
+            source_opts += " max-connections(1) log-iw-size(%d)" % (20 * fetch)
+        cfg = unused + config(w, dest % w, source_opts)
         with fdharness.SyslogNg(cfg, workdir=w) as sng:
             before = thread_cpu_and_written_bytes(sng.pid)
-            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, n, pad=pad))
+            lines = seq_lines(0, n, pad=pad)
+            if fetch > 100:
+                lines = [b"".join(line if line.endswith(b"\n") else line + b"\n" for line in lines)]
+            fdharness.send_lines(os.path.join(w, "in.sock"), lines)
             self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
             after = thread_cpu_and_written_bytes(sng.pid)
         threads = {tid: tuple(now - then for now, then in zip(counts, before.get(tid, (0, 0))))
@@ -94,6 +102,21 @@ class TestOptions(fdharness.TestCase):
         self.assertGreaterEqual(threads[reader][1], 0.9 * size,
                                 "the reader thread %d wrote %d of the file's %d bytes; per thread (CPU ticks, "
                                 "bytes written): %s" % (reader, threads[reader][1], size, threads))
+        seqs, torn = read_seqs(out)
+        self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
+
+    @fdharness.skip_unless_root
+    def test_one_connection_in_big_jobs_is_formatted_and_written_beside_the_reader(self):
+        """A single connection read 1000 messages at a time (log-fetch-limit(1000),
+        and a window that lets it: log-iw-size(20000)):
+        its delivering thread hands the messages over unformatted, a chunk at a
+        time, and the worker's thread formats and writes them on another CPU
+        (short lines too: the reader's only cost per message is a pointer
+        stored); the reader writes next to nothing, and the lines are all
+        there, in order, once each."""
+        threads, reader, out = self.write_and_measure_threads('fast-file("%s/out.log" template("${MSG}\\n"));',
+                                                              "out.log", fetch=1000)
+        self.assert_written_beside(threads, reader, out)
         seqs, torn = read_seqs(out)
         self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
 

@@ -674,6 +674,15 @@ rig_stage_every_batch(Rig *rig)
   ((FastFileWorker *) rig->worker)->own_batches = FALSE;
 }
 
+/* a lone delivering thread formats and stages its messages itself, as it
+ * does when the worker's thread falls behind (FASTFILE_HANDOVER_MAX_CHUNKS),
+ * instead of handing them over (the lone thread's other paths' tests) */
+static void
+rig_no_hand_over(Rig *rig)
+{
+  ((FastFileWorker *) rig->worker)->hand_over = FALSE;
+}
+
 /* what the worker's wakeup event runs */
 static void
 worker_writes(Rig *rig)
@@ -702,8 +711,9 @@ assert_file_size(const gchar *path, gsize expected)
   g_free(contents);
 }
 
-/* formatted by the delivering thread, written by it when its job ends (the
- * worker's thread is idle), acked only then */
+/* a lone thread's small job: formatted by the delivering thread and written
+ * by it when its job ends (the worker's thread is not woken for it), acked
+ * only then */
 static void
 test_direct_written_at_job_end_and_acked_after(void)
 {
@@ -719,9 +729,11 @@ test_direct_written_at_job_end_and_acked_after(void)
       g_snprintf(text, sizeof(text), "d%d", i);
       job_deliver(job, "h", text);
     }
-  /* staged, not queued: the LogQueue never sees them */
+  /* not queued: the LogQueue never sees them; a lone thread keeps them for
+   * the worker's thread until it has a chunk's worth (_hand_over()) or its
+   * job ends */
   CU_ASSERT_EQUAL(log_queue_get_length(rig.queue), 0);
-  CU_ASSERT_EQUAL(fastfile_lane_pending(&((FastFileWorker *) rig.worker)->lane), 5);
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&((FastFileWorker *) rig.worker)->lane), 0);
   CU_ASSERT_FALSE(g_file_test(path, G_FILE_TEST_EXISTS));
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 0);
   last_ack_thread = NULL;
@@ -737,8 +749,10 @@ test_direct_written_at_job_end_and_acked_after(void)
   g_free(path);
 }
 
-/* a full batch (batch-lines() here) is written by the delivering thread in
- * the middle of its job, and its records acked (and freed) by it at once */
+/* a full batch (batch-lines() here) is written by a delivering thread that
+ * stages its messages itself (one that does not hand them over: the worker's
+ * thread fell behind) in the middle of its job, and its records acked (and
+ * freed) by it at once */
 static void
 test_direct_acked_by_the_delivering_thread(void)
 {
@@ -746,6 +760,7 @@ test_direct_acked_by_the_delivering_thread(void)
   Rig rig = rig_new(path, "${MSG}\n");
   log_threaded_dest_driver_set_batch_lines(&rig.driver->super.super.super, 4);
   rig_start(&rig);
+  rig_no_hand_over(&rig);
   Job *job = job_start(&rig);
   acked = 0;
   last_ack_thread = NULL;
@@ -765,6 +780,116 @@ test_direct_acked_by_the_delivering_thread(void)
   assert_file(path, "x\nx\nx\nx\ny\ny\n");
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 6);
   CU_ASSERT_EQUAL(((FastFileWorker *) rig.worker)->lane.files.write_syscalls, 2);
+  job_stop(job);
+  rig_free(&rig);
+  g_free(path);
+}
+
+/* a lone delivering thread hands its messages over unformatted, a batch
+ * (batch-lines() here) at a time: the worker's thread formats and writes
+ * them, and leaves them to the delivering thread, which acks (and frees)
+ * them itself, a few with each message it delivers after, the rest at its
+ * job's end */
+static void
+test_direct_lone_deliverer_hands_over(void)
+{
+  gchar *path = tmp_path("direct-lone-handover.log");
+  Rig rig = rig_new(path, "${MSG}\n");
+  log_threaded_dest_driver_set_batch_lines(&rig.driver->super.super.super, 4);
+  rig_start(&rig);
+  FastFileWorker *worker = (FastFileWorker *) rig.worker;
+  Job *job = job_start(&rig);
+  acked = 0;
+  last_ack_thread = NULL;
+
+  for (gint i = 0; i < 4; i++)
+    job_deliver(job, "h", "a");
+  /* handed over: not formatted, nothing in the lane yet */
+  CU_ASSERT_EQUAL(g_atomic_int_get(&worker->handed_count), 1);
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&worker->lane), 0);
+  CU_ASSERT_FALSE(g_file_test(path, G_FILE_TEST_EXISTS));
+  worker_writes(&rig);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&worker->handed_count), 0);
+  assert_file(path, "a\na\na\na\n");
+  CU_ASSERT_EQUAL(worker->lane.files.write_syscalls, 1);
+  /* written; acked by the thread that delivered them, not by the worker's */
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 0);
+
+  /* the next batch handed over, the written one taken back */
+  for (gint i = 0; i < 4; i++)
+    job_deliver(job, "h", "b");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&worker->handed_count), 1);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 0);
+  /* two settled per message */
+  job_deliver(job, "h", "c");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 2);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, job->thread);
+
+  /* its job ends: the ones taken back are acked, the last few handed over
+   * as the others of this job were (the worker's thread is woken for them) */
+  last_ack_thread = NULL;
+  job_run(job, JOB_END, NULL);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 4);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, job->thread);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&worker->handed_count), 2);
+  assert_file(path, "a\na\na\na\n");
+  /* written by the worker's thread, in order, and acked there: no job is at work to take them */
+  last_ack_thread = NULL;
+  worker_writes(&rig);
+  assert_file(path, "a\na\na\na\nb\nb\nb\nb\nc\n");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 9);
+  CU_ASSERT_PTR_EQUAL(last_ack_thread, g_thread_self());
+  CU_ASSERT_EQUAL(worker->lane.files.write_syscalls, 3);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&worker->handed_count), 0);
+
+  /* a job of a few messages hands nothing over: written here at its end, no wake-up */
+  job_deliver(job, "h", "d");
+  job_run(job, JOB_END, NULL);
+  assert_file(path, "a\na\na\na\nb\nb\nb\nb\nc\nd\n");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 10);
+  CU_ASSERT_EQUAL(worker->lane.files.write_syscalls, 4);
+
+  job_stop(job);
+  rig_free(&rig);
+  g_free(path);
+}
+
+/* the worker's thread falls behind: from FASTFILE_HANDOVER_MAX_CHUNKS
+ * chunks on, the delivering thread stages what it handed over itself, then
+ * its messages, in their order */
+static void
+test_direct_handed_over_staged_by_the_deliverer_when_the_worker_lags(void)
+{
+  gchar *path = tmp_path("direct-handover-lag.log");
+  Rig rig = rig_new(path, "${MSG}\n");
+  log_threaded_dest_driver_set_batch_lines(&rig.driver->super.super.super, 4);
+  rig_start(&rig);
+  FastFileWorker *worker = (FastFileWorker *) rig.worker;
+  Job *job = job_start(&rig);
+  GString *expected = g_string_new("");
+  acked = 0;
+
+  gint n = FASTFILE_HANDOVER_MAX_CHUNKS * 4;
+  for (gint i = 0; i < n + 3; i++)
+    {
+      gchar text[16];
+      g_snprintf(text, sizeof(text), "m%03d", i);
+      job_deliver(job, "h", text);
+      g_string_append_printf(expected, "%s\n", text);
+      if (i == n - 1)
+        {
+          CU_ASSERT_EQUAL(g_atomic_int_get(&worker->handed_count), FASTFILE_HANDOVER_MAX_CHUNKS);
+          CU_ASSERT_FALSE(g_file_test(path, G_FILE_TEST_EXISTS));
+        }
+    }
+  /* staged by the delivering thread, the chunks first */
+  CU_ASSERT_EQUAL(g_atomic_int_get(&worker->handed_count), 0);
+  job_run(job, JOB_END, NULL);
+  worker_writes(&rig);
+  assert_file(path, expected->str);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), n + 3);
+
+  g_string_free(expected, TRUE);
   job_stop(job);
   rig_free(&rig);
   g_free(path);
@@ -917,6 +1042,8 @@ long_lines_start(LongLines *self, const gchar *name)
   self->path = tmp_path(name);
   self->rig = rig_new(self->path, "${MSG}\n");
   rig_start(&self->rig);
+  /* the lone thread's own paths, as when the worker's thread falls behind */
+  rig_no_hand_over(&self->rig);
   self->worker = (FastFileWorker *) self->rig.worker;
   self->text = g_strnfill(LONG_LINE - 1, 'l');
   self->job = job_start(&self->rig);
@@ -1191,6 +1318,8 @@ test_direct_formatted_while_the_lock_is_taken(void)
   Rig rig = rig_new(path_template, "${MSG}");
   fastfile_dd_set_create_dirs(&rig.driver->super.super.super, TRUE);
   rig_start(&rig);
+  /* a lone thread that stages its messages itself (the worker's thread fell behind) */
+  rig_no_hand_over(&rig);
   FastFileWorker *worker = (FastFileWorker *) rig.worker;
   Job *job = job_start(&rig);
   acked = 0;
@@ -1588,6 +1717,11 @@ static CU_TestInfo worker_tests[] =
   { "a drained batch is rewound whole", test_drained_batch_is_rewound_whole },
   { "direct: written at job end, acked after", test_direct_written_at_job_end_and_acked_after },
   { "direct: acked by the delivering thread", test_direct_acked_by_the_delivering_thread },
+  { "direct: a lone deliverer hands its messages over", test_direct_lone_deliverer_hands_over },
+  {
+    "direct: handed over, staged by the deliverer when the worker lags",
+    test_direct_handed_over_staged_by_the_deliverer_when_the_worker_lags
+  },
   { "direct: acked by the thread that delivered it", test_direct_acked_by_the_thread_that_delivered_it },
   { "direct: formatted apart while others deliver", test_direct_formatted_apart_while_others_deliver },
   { "direct: own batches into one file", test_direct_own_batches_into_one_file },
