@@ -169,6 +169,53 @@ log { source(s_in); destination(d_file); destination(d_fast); flags(flow-control
         self.assertEqual(len(seqs), len(set(seqs)), "duplicates")
         self.assertEqual(sorted(seqs), sorted(file_seqs))
 
+    def test_reload_mid_stream_while_one_connection_hands_over(self):
+        """The same with the reader taking 1000 messages at a time from one
+        connection: its messages are handed to fast-file()'s writer thread
+        unformatted, chunk by chunk, when the reload comes; what was handed over
+        is written or kept in the queue for the next configuration, never lost
+        or written twice, and each connection's lines in order (across two
+        connections the order is not kept: README, Limits)."""
+        w = self.workdir()
+        n = 200000
+        cfg = """
+options { stats-level(1); };
+source s_in { unix-stream("%(w)s/in.sock" max-connections(1) log-fetch-limit(1000) log-iw-size(20000)); };
+destination d_file { file("%(w)s/file.log" template("${MSG}\\n")); };
+destination d_fast { fast-file("%(w)s/out.log" template("${MSG}\\n")); };
+log { source(s_in); destination(d_file); destination(d_fast); flags(flow-control); };
+""" % {"w": w}
+        lines = seq_lines(0, n, pad=900)
+
+        def send_reconnecting():
+            i = 0
+            while i < n:
+                try:
+                    fdharness.send_lines(os.path.join(w, "in.sock"),
+                                         [b"".join(line + b"\n" for line in lines[i:i + 5000])])
+                except OSError:
+                    time.sleep(0.05)
+                i += 5000
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            sender = threading.Thread(target=send_reconnecting)
+            sender.start()
+            self.assertTrue(fdharness.wait_until(lambda: fdharness.count_lines(os.path.join(w, "out.log")) > 20000, 30))
+            sng.reload()
+            sender.join()
+            self.assertTrue(fdharness.wait_until(
+                lambda: fdharness.count_lines(os.path.join(w, "out.log"))
+                == fdharness.count_lines(os.path.join(w, "file.log")) > n // 2, 60))
+            time.sleep(0.5)
+        file_seqs, file_torn = read_seqs(os.path.join(w, "file.log"))
+        seqs, torn = read_seqs(os.path.join(w, "out.log"))
+        self.assertEqual(torn, [])
+        self.assertEqual(len(seqs), len(set(seqs)), "duplicates")
+        self.assertEqual(sorted(seqs), sorted(file_seqs))
+        # the sender opens a connection for every 5000 lines
+        for conn in range(n // 5000):
+            mine = [q for q in seqs if q // 5000 == conn]
+            self.assertEqual(mine, sorted(mine), "connection %d's lines out of order" % conn)
+
 
 def host_lines(host, start, n, pad=60):
     return [("<13>Nov 30 05:00:00 %s prog[1]: seq=%08d %s" % (host, i, "x" * pad)).encode()
