@@ -29,6 +29,15 @@
 static void _stage_handed_locked(FastFileWorker *self, gboolean write);
 static void _hand_over_chunk(FastFileWorker *self, gint thread_id, gboolean wake);
 
+/* a delivering thread in a job whose own chunk is handed over: another
+ * thread's chunk holds messages delivered before this thread's next ones
+ * (_hand_over()); they are staged first */
+static inline gboolean
+_others_open(FastFileWorker *self)
+{
+  return g_atomic_int_get(&self->open_chunks) > 0;
+}
+
 /* settled records collected per round trip through the lock */
 #define FASTFILE_COLLECT_CHUNK 256
 /* collected by a delivering thread per message it delivers: a message freed
@@ -552,7 +561,6 @@ _job_done(gpointer user_data)
   gint thread_id = fd_main_loop_worker_thread_index();
   gboolean post = FALSE;
 
-  _own_job_done(self, thread_id);
   /* the chunk it filled last goes as those before it in this job did; a job
    * that handed none over (a few messages: syslog-ng's default
    * log-fetch-limit(10)) is staged and written here, after what went before,
@@ -561,6 +569,13 @@ _job_done(gpointer user_data)
   gboolean woke = self->handed_in_job[thread_id];
   _hand_over_chunk(self, thread_id, woke);
   self->handed_in_job[thread_id] = FALSE;
+  /* another thread's chunk holds messages delivered before this job's: they
+   * go first.  That thread hands it over at its next message or at the end
+   * of its job, and waits for nobody before it does (its own chunk is the
+   * first thing it lets go of, here too). */
+  while (_others_open(self))
+    g_thread_yield();
+  _own_job_done(self, thread_id);
   /* taken before: _take_mine_locked() below reuses its array */
   _settle_taken_rest(self, thread_id);
   g_mutex_lock(&self->lock);
@@ -824,8 +839,12 @@ _defer(FastFileWorker *self, FastFilePrepared *prepared, LogMessage *msg, gint32
       self->deferred[thread_id] = deferred;
     }
   FastFileDeferred *deferred = self->deferred[thread_id];
-  if (self->own_batches ? deferred->records->len >= FASTFILE_OWN_RECORDS || deferred->lines->len >= FASTFILE_OWN_BYTES
-      : deferred->records->len >= FASTFILE_DEFER_RECORDS || deferred->lines->len >= FASTFILE_DEFER_BYTES)
+  /* while another thread's chunk holds messages delivered before these, the batch waits for them (it grows) */
+  if (_others_open(self))
+    ;
+  else if (self->own_batches ? deferred->records->len >= FASTFILE_OWN_RECORDS
+           || deferred->lines->len >= FASTFILE_OWN_BYTES
+           : deferred->records->len >= FASTFILE_DEFER_RECORDS || deferred->lines->len >= FASTFILE_DEFER_BYTES)
     {
       /* a batch of its own: written here, or else staged with this message as any other */
       if (!self->own_batches || !_own_write(self, thread_id))
@@ -1187,6 +1206,8 @@ _hand_over_chunk(FastFileWorker *self, gint thread_id, gboolean wake)
   gboolean post = wake && !self->handover_posted;
   self->handover_posted |= wake;
   g_mutex_unlock(&self->handover_lock);
+  /* after it is among those handed over: whoever stages next stages it first */
+  g_atomic_int_add(&self->open_chunks, -1);
   if (post)
     iv_event_post(&self->wakeup_event);
 }
@@ -1225,6 +1246,9 @@ _hand_over(FastFileWorker *self, LogMessage *msg, gint32 seq_num, const LogPathO
       chunk->bytes = 0;
     }
   chunk->thread = thread_id;
+  /* before the message is in it: a thread that stages now sees it (_others_open()) */
+  if (chunk->count == 0)
+    g_atomic_int_inc(&self->open_chunks);
 
   LogMessage *held = msg;
   if (!keep)
@@ -1313,7 +1337,9 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
     }
   if (templates)
     scratch_buffers_mark(&mark);
-  if ((in_job && _batching_apart(self, path_options, thread_id)) || !g_mutex_trylock(&self->lock))
+  /* another thread's chunk holds messages delivered before this one: formatted apart, staged after them */
+  if ((in_job && (_batching_apart(self, path_options, thread_id) || _others_open(self)))
+      || !g_mutex_trylock(&self->lock))
     {
       /* another delivering thread holds it: format here meanwhile, only copy under it */
       prepared = in_job ? _prepared_for(self, thread_id) : NULL;

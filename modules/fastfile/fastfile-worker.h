@@ -146,6 +146,9 @@ typedef struct _FastFileWorker
   GQueue handed;
   GQueue handed_spare;
   gint handed_count;                 /* chunks in `handed`; read without the lock too */
+  /* threads whose chunk holds messages not yet handed over (atomic): another thread in a job stages
+   * and writes nothing of its own meanwhile, so that those messages, delivered first, go first */
+  gint open_chunks;
   gboolean handover_posted;          /* the wakeup event was posted for them (handover_lock) */
   struct iv_event wakeup_event;      /* posted by delivering threads */
   struct iv_timer retry_timer;       /* the next retry of a file that failed */

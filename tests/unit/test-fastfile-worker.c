@@ -659,6 +659,16 @@ job_deliver_async(Job *job, LogMessage *msg)
   g_async_queue_push(job->commands, command);
 }
 
+/* the end of a job that may wait for another thread: finished later with job_wait() */
+static void
+job_end_async(Job *job)
+{
+  JobCommand *command = g_new0(JobCommand, 1);
+
+  command->op = JOB_END;
+  g_async_queue_push(job->commands, command);
+}
+
 static void
 job_wait(Job *job)
 {
@@ -891,6 +901,52 @@ test_direct_handed_over_staged_by_the_deliverer_when_the_worker_lags(void)
 
   g_string_free(expected, TRUE);
   job_stop(job);
+  rig_free(&rig);
+  g_free(path);
+}
+
+/* a connection's last messages wait in its thread's chunk (it has not
+ * ended its job yet) when another connection's thread starts delivering: the
+ * other's lines go after them, though it would write a batch of its own and
+ * end its job first */
+static void
+test_direct_handed_over_before_another_threads_lines(void)
+{
+  gchar *path = tmp_path("direct-handover-order.log");
+  Rig rig = rig_new(path, "${MSG}\n");
+  rig_start(&rig);
+  FastFileWorker *worker = (FastFileWorker *) rig.worker;
+  Job *one = job_start(&rig);
+  Job *two = job_start(&rig);
+  GString *expected = g_string_new("a1\na2\n");
+  acked = 0;
+
+  job_deliver(one, "h", "a1");
+  job_deliver(one, "h", "a2");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&worker->open_chunks), 1);
+  /* more than a batch of its own (FASTFILE_OWN_RECORDS): it waits, formatted apart */
+  for (gint i = 0; i < 300; i++)
+    {
+      gchar text[16];
+      g_snprintf(text, sizeof(text), "b%03d", i);
+      job_deliver(two, "h", text);
+      g_string_append_printf(expected, "%s\n", text);
+    }
+  CU_ASSERT_FALSE(g_file_test(path, G_FILE_TEST_EXISTS));
+  /* its job ends first: it waits for the other thread's chunk */
+  job_end_async(two);
+  g_usleep(50000);
+  CU_ASSERT_FALSE(g_file_test(path, G_FILE_TEST_EXISTS));
+  job_run(one, JOB_END, NULL);
+  job_wait(two);
+  worker_writes(&rig);
+  assert_file(path, expected->str);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 302);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&worker->open_chunks), 0);
+
+  g_string_free(expected, TRUE);
+  job_stop(one);
+  job_stop(two);
   rig_free(&rig);
   g_free(path);
 }
@@ -1722,6 +1778,7 @@ static CU_TestInfo worker_tests[] =
     "direct: handed over, staged by the deliverer when the worker lags",
     test_direct_handed_over_staged_by_the_deliverer_when_the_worker_lags
   },
+  { "direct: handed over before another thread's lines", test_direct_handed_over_before_another_threads_lines },
   { "direct: acked by the thread that delivered it", test_direct_acked_by_the_thread_that_delivered_it },
   { "direct: formatted apart while others deliver", test_direct_formatted_apart_while_others_deliver },
   { "direct: own batches into one file", test_direct_own_batches_into_one_file },
