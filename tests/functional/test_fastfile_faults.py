@@ -131,32 +131,37 @@ log { source(s_in); destination(d_fast); flags(flow-control); };
         seqs, torn = read_seqs(os.path.join(w, "out.log.1"), os.path.join(w, "out.log"))
         self.assert_exactly_once(seqs, torn, n)
 
-    def test_reload_mid_stream(self):
-        """reload closes the source connections, so a few lines may be lost at the
-        source: stock file() in the same log path is the witness of what arrived"""
+    def reload_mid_stream(self, n, per_connection, pad=60, source_opts="", written_before=1000):
+        """n lines sent over a new connection for every per_connection lines, a
+        reload once fast-file() wrote written_before of them; stock file() in
+        the same log path is the witness of what arrived (a reload closes the
+        source connections, so a few lines may be lost at the source).  Checks
+        that fast-file() wrote no torn line, nothing twice and what file() did;
+        returns its sequence numbers in the order written."""
         w = self.workdir()
-        n = 60000
         cfg = """
 options { stats-level(1); };
-source s_in { unix-stream("%(w)s/in.sock"); };
+source s_in { unix-stream("%(w)s/in.sock" %(so)s); };
 destination d_file { file("%(w)s/file.log" template("${MSG}\\n")); };
 destination d_fast { fast-file("%(w)s/out.log" template("${MSG}\\n")); };
 log { source(s_in); destination(d_file); destination(d_fast); flags(flow-control); };
-""" % {"w": w}
-        lines = seq_lines(0, n)
+""" % {"w": w, "so": source_opts}
+        lines = seq_lines(0, n, pad=pad)
 
         def send_reconnecting():
             i = 0
             while i < n:
                 try:
-                    fdharness.send_lines(os.path.join(w, "in.sock"), lines[i:i + 500])
+                    fdharness.send_lines(os.path.join(w, "in.sock"),
+                                         [b"".join(line + b"\n" for line in lines[i:i + per_connection])])
                 except OSError:
                     time.sleep(0.05)
-                i += 500
+                i += per_connection
         with fdharness.SyslogNg(cfg, workdir=w) as sng:
             sender = threading.Thread(target=send_reconnecting)
             sender.start()
-            self.assertTrue(fdharness.wait_until(lambda: fdharness.count_lines(os.path.join(w, "out.log")) > 1000, 30))
+            self.assertTrue(fdharness.wait_until(
+                lambda: fdharness.count_lines(os.path.join(w, "out.log")) > written_before, 30))
             sng.reload()
             sender.join()
             self.assertTrue(fdharness.wait_until(
@@ -168,6 +173,12 @@ log { source(s_in); destination(d_file); destination(d_fast); flags(flow-control
         self.assertEqual(torn, [])
         self.assertEqual(len(seqs), len(set(seqs)), "duplicates")
         self.assertEqual(sorted(seqs), sorted(file_seqs))
+        return seqs
+
+    def test_reload_mid_stream(self):
+        """reload closes the source connections, so a few lines may be lost at the
+        source: stock file() in the same log path is the witness of what arrived"""
+        self.reload_mid_stream(60000, 500)
 
     def test_reload_mid_stream_while_one_connection_hands_over(self):
         """The same with the reader taking 1000 messages at a time from one
@@ -175,41 +186,9 @@ log { source(s_in); destination(d_file); destination(d_fast); flags(flow-control
         unformatted, chunk by chunk, when the reload comes; what was handed over
         is written or kept in the queue for the next configuration, never lost
         or written twice, and each connection's lines in order."""
-        w = self.workdir()
         n = 200000
-        cfg = """
-options { stats-level(1); };
-source s_in { unix-stream("%(w)s/in.sock" max-connections(1) log-fetch-limit(1000) log-iw-size(20000)); };
-destination d_file { file("%(w)s/file.log" template("${MSG}\\n")); };
-destination d_fast { fast-file("%(w)s/out.log" template("${MSG}\\n")); };
-log { source(s_in); destination(d_file); destination(d_fast); flags(flow-control); };
-""" % {"w": w}
-        lines = seq_lines(0, n, pad=900)
-
-        def send_reconnecting():
-            i = 0
-            while i < n:
-                try:
-                    fdharness.send_lines(os.path.join(w, "in.sock"),
-                                         [b"".join(line + b"\n" for line in lines[i:i + 5000])])
-                except OSError:
-                    time.sleep(0.05)
-                i += 5000
-        with fdharness.SyslogNg(cfg, workdir=w) as sng:
-            sender = threading.Thread(target=send_reconnecting)
-            sender.start()
-            self.assertTrue(fdharness.wait_until(lambda: fdharness.count_lines(os.path.join(w, "out.log")) > 20000, 30))
-            sng.reload()
-            sender.join()
-            self.assertTrue(fdharness.wait_until(
-                lambda: fdharness.count_lines(os.path.join(w, "out.log"))
-                == fdharness.count_lines(os.path.join(w, "file.log")) > n // 2, 60))
-            time.sleep(0.5)
-        file_seqs, file_torn = read_seqs(os.path.join(w, "file.log"))
-        seqs, torn = read_seqs(os.path.join(w, "out.log"))
-        self.assertEqual(torn, [])
-        self.assertEqual(len(seqs), len(set(seqs)), "duplicates")
-        self.assertEqual(sorted(seqs), sorted(file_seqs))
+        seqs = self.reload_mid_stream(n, 5000, pad=900, written_before=20000,
+                                      source_opts="max-connections(1) log-fetch-limit(1000) log-iw-size(20000)")
         # the sender opens a connection for every 5000 lines: each one's lines in order (across two whose
         # threads were at work at once the order is not kept: README, Limits)
         for conn in range(n // 5000):
