@@ -146,32 +146,24 @@ _leave_theirs_locked(FastFileWorker *self, gint thread_id, FastFileRecord *recor
 }
 
 /* lock held: take what other threads left to thread_id (_leave_theirs_locked()),
- * to settle after unlocking (_settle_taken()) */
-static GArray *
+ * to settle after unlocking (_settle_taken()); what it took before is
+ * settled by then, its array is reused */
+static void
 _take_mine_locked(FastFileWorker *self, gint thread_id)
 {
   GArray *theirs = self->theirs[thread_id];
 
   if (!theirs || theirs->len == 0)
-    return NULL;
+    return;
+  g_assert(!self->taken[thread_id] || self->taken[thread_id]->len == 0);
   self->theirs[thread_id] = self->taken[thread_id];
   self->taken[thread_id] = theirs;
-  return theirs;
-}
-
-static void
-_settle_taken(FastFileWorker *self, GArray *taken)
-{
-  if (!taken)
-    return;
-  _settle_held(self, &g_array_index(taken, FastFileRecord, 0), taken->len);
-  g_array_set_size(taken, 0);
 }
 
 /* a delivering thread, without the lock: the records it took back and has
  * not settled yet (_settle_taken_some()), all of them */
 static void
-_settle_taken_rest(FastFileWorker *self, gint thread_id)
+_settle_taken(FastFileWorker *self, gint thread_id)
 {
   GArray *taken = self->taken[thread_id];
 
@@ -577,7 +569,7 @@ _job_done(gpointer user_data)
     g_thread_yield();
   _own_job_done(self, thread_id);
   /* taken before: _take_mine_locked() below reuses its array */
-  _settle_taken_rest(self, thread_id);
+  _settle_taken(self, thread_id);
   g_mutex_lock(&self->lock);
   if (!woke)
     _stage_handed_locked(self, FALSE);
@@ -592,10 +584,10 @@ _job_done(gpointer user_data)
     post = _request_handoff_locked(self, FALSE) || post;
   if (self->direct.settle_ready || self->direct.active_jobs == 0)
     _collect_and_settle_locked(self, thread_id);
-  GArray *mine = _take_mine_locked(self, thread_id);
+  _take_mine_locked(self, thread_id);
   g_mutex_unlock(&self->lock);
 
-  _settle_taken(self, mine);
+  _settle_taken(self, thread_id);
 
   if (post)
     iv_event_post(&self->wakeup_event);
@@ -1100,18 +1092,6 @@ _own_job_done(FastFileWorker *self, gint thread_id)
 
 /* ------------------------------------------------------------------ the hand-over */
 
-/* A lone delivering thread (one connection) hands its messages over to
- * this worker's thread unformatted, a chunk at a time, and goes back to
- * reading: this thread formats them into the lane, writes them and leaves
- * them settled for the delivering thread to ack and free (it made them),
- * as it does its own.  The reader's only cost per message is a pointer
- * stored; formatting and the copy into the page cache run on the other
- * CPU.  Measured with bench/run's instruments on the 2-CPU bench machine
- * (2026-12-04, bench-hold(handover(yes) write-file()) against fast-file()
- * formatting on the delivering thread): 1.26x / 1.22x / 1.33x / 1.23x the
- * msgs/s at 100 / 300 / 1000 / 2000 B at less CPU per message.  While
- * threads deliver together, each formats its own (_defer()): two CPUs are
- * busy delivering then. */
 /* a delivering thread in a job, without the lock: whether msg goes into
  * its chunk.  Not syslog-ng's own messages: an error logged while one is
  * formatted would be one more (the internal() loop guard is the delivering
@@ -1333,7 +1313,7 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
   if (in_job)
     {
       _hand_over_chunk(self, thread_id, FALSE);
-      _settle_taken_rest(self, thread_id);
+      _settle_taken(self, thread_id);
     }
   if (templates)
     scratch_buffers_mark(&mark);
@@ -1404,14 +1384,16 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
     _register_job_locked(self, thread_id);
   FastFileRecord settled[FASTFILE_COLLECT_PER_MESSAGE];
   guint n_settled = self->direct.settle_ready ? _collect_a_few_locked(self, thread_id, settled) : 0;
-  GArray *mine = in_job ? _take_mine_locked(self, thread_id) : NULL;
+  if (in_job)
+    _take_mine_locked(self, thread_id);
   g_mutex_unlock(&self->lock);
   if (templates)
     scratch_buffers_reclaim_marked(mark);
 
   if (n_settled)
     _settle_held(self, settled, n_settled);
-  _settle_taken(self, mine);
+  if (in_job)
+    _settle_taken(self, thread_id);
   if (post)
     iv_event_post(&self->wakeup_event);
   if (staged.len)
@@ -1753,13 +1735,11 @@ _deinit(LogThreadedDestWorker *s)
       for (gint i = 0; i < MAIN_LOOP_MAX_WORKER_THREADS; i++)
         {
           g_mutex_unlock(&self->lock);
-          _settle_taken_rest(self, i);
+          _settle_taken(self, i);
           g_mutex_lock(&self->lock);
-          GArray *left = _take_mine_locked(self, i);
-          if (!left)
-            continue;
+          _take_mine_locked(self, i);
           g_mutex_unlock(&self->lock);
-          _settle_taken(self, left);
+          _settle_taken(self, i);
           g_mutex_lock(&self->lock);
         }
       fastfile_set_close_all(&self->lane.files);
