@@ -638,6 +638,21 @@ job_deliver(Job *job, const gchar *host, const gchar *text)
   job_run(job, JOB_DELIVER, make_msg(host, "p", text));
 }
 
+/* n messages from host "h", "<prefix>000" on, each one's line appended to expected (when given) */
+static void
+job_deliver_numbered(Job *job, const gchar *prefix, gint n, GString *expected)
+{
+  for (gint i = 0; i < n; i++)
+    {
+      gchar text[16];
+
+      g_snprintf(text, sizeof(text), "%s%03d", prefix, i);
+      job_deliver(job, "h", text);
+      if (expected)
+        g_string_append_printf(expected, "%s\n", text);
+    }
+}
+
 /* a message from host "h<number>", two digits */
 static void
 job_deliver_from_host(Job *job, gint number, const gchar *text)
@@ -925,13 +940,7 @@ test_direct_handed_over_before_another_threads_lines(void)
   job_deliver(one, "h", "a2");
   CU_ASSERT_EQUAL(g_atomic_int_get(&worker->open_chunks), 1);
   /* more than a batch of its own (FASTFILE_OWN_RECORDS): it waits, formatted apart */
-  for (gint i = 0; i < 300; i++)
-    {
-      gchar text[16];
-      g_snprintf(text, sizeof(text), "b%03d", i);
-      job_deliver(two, "h", text);
-      g_string_append_printf(expected, "%s\n", text);
-    }
+  job_deliver_numbered(two, "b", 300, expected);
   CU_ASSERT_FALSE(g_file_test(path, G_FILE_TEST_EXISTS));
   /* its job ends first: it waits for the other thread's chunk */
   job_end_async(two);
@@ -1179,12 +1188,7 @@ test_direct_own_batches_into_one_file(void)
 
   /* a full batch is written in the middle of the job, the rest at its end, each thread's in its order */
   job_deliver(two, "h", "b3");
-  for (gint i = 0; i < 300; i++)
-    {
-      gchar text[16];
-      g_snprintf(text, sizeof(text), "c%03d", i);
-      job_deliver(one, "h", text);
-    }
+  job_deliver_numbered(one, "c", 300, NULL);
   CU_ASSERT_EQUAL(fastfile_lane_pending(&worker->lane), 0);
   CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 4 + 256);
   CU_ASSERT_PTR_EQUAL(last_ack_thread, one->thread);
