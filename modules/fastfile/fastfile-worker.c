@@ -831,12 +831,11 @@ _defer(FastFileWorker *self, FastFilePrepared *prepared, LogMessage *msg, gint32
       self->deferred[thread_id] = deferred;
     }
   FastFileDeferred *deferred = self->deferred[thread_id];
+  gboolean full = self->own_batches
+                  ? deferred->records->len >= FASTFILE_OWN_RECORDS || deferred->lines->len >= FASTFILE_OWN_BYTES
+                  : deferred->records->len >= FASTFILE_DEFER_RECORDS || deferred->lines->len >= FASTFILE_DEFER_BYTES;
   /* while another thread's chunk holds messages delivered before these, the batch waits for them (it grows) */
-  if (_others_open(self))
-    ;
-  else if (self->own_batches ? deferred->records->len >= FASTFILE_OWN_RECORDS
-           || deferred->lines->len >= FASTFILE_OWN_BYTES
-           : deferred->records->len >= FASTFILE_DEFER_RECORDS || deferred->lines->len >= FASTFILE_DEFER_BYTES)
+  if (full && !_others_open(self))
     {
       /* a batch of its own: written here, or else staged with this message as any other */
       if (!self->own_batches || !_own_write(self, thread_id))
