@@ -33,10 +33,15 @@ def thread_cpu_and_written_bytes(pid):
     """per thread of pid: (CPU ticks, bytes passed to write-family calls)"""
     threads = {}
     for tid in os.listdir("/proc/%d/task" % pid):
-        with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        with open("/proc/%d/task/%s/io" % (pid, tid)) as f:
-            io = dict(line.split(": ") for line in f.read().splitlines())
+        # a thread of syslog-ng's pool can end between the listing and the
+        # reads (seen once in CI on 4.8): it is not the reader, so it is skipped
+        try:
+            with open("/proc/%d/task/%s/stat" % (pid, tid)) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            with open("/proc/%d/task/%s/io" % (pid, tid)) as f:
+                io = dict(line.split(": ") for line in f.read().splitlines())
+        except (FileNotFoundError, ProcessLookupError):
+            continue
         # utime and stime are the 14th and 15th fields of stat; the 3rd here
         threads[int(tid)] = (int(fields[11]) + int(fields[12]), int(io["wchar"]))
     return threads
