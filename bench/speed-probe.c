@@ -23,15 +23,53 @@
  * bench gets changes speed by itself, which no other-work measurement in
  * /proc/stat can see (it is the hypervisor's, or the clock's).
  *
- *   speed-probe SECONDS
- * prints: PROBE ms=T1,T2,...   (CPU milliseconds of each piece, wall clock)
+ *
+ * Then the cost of passing a cache line between two CPUs, which a
+ * destination that hands messages to a thread of its own pays (the queue, the
+ * messages' reference counts and the lines travel with every hand-over): two
+ * threads pinned to the first two CPUs the probe may run on bounce one atomic
+ * flag, and each piece is the mean round trip of PINGPONG_ROUNDS.  On this
+ * project's 2-vCPU VM it moved between 389 and 497 ns from one second to the
+ * next (2026-12-04) while the arithmetic stayed put.
+ *
+ * Then what a fresh page costs: a private anonymous mapping of FRESH_PIECE_MIB,
+ * one byte written per page, unmapped again, per piece.  On bare metal that is
+ * the kernel zeroing a page, well under a microsecond; on the project's VM of
+ * 2026-12-05 (a PVM guest: the hypervisor keeps the page tables) each took
+ * 9-12 us, which is what glibc growing a trimmed heap again (stock file()
+ * at 2000 B: one per message) costs there.
+ *
+ * --touch MIB writes one byte per page of MIB of memory, and frees it again: on
+ * a VM whose freed pages go back to the host (free page reporting), the first
+ * touch of each is the host's work, which the page cache of the files a run
+ * writes pays too (bench/run --warm-memory).
+ *
+ *   speed-probe [--arithmetic SECONDS] [--pingpong SECONDS] [--fresh-pages PIECES] [--touch MIB]
+ *   (no option: --arithmetic 2 --pingpong 1 --fresh-pages 4)
+ * prints: PROBE ms=T1,T2,...      (wall milliseconds of each piece of arithmetic)
+ *         PINGPONG ns=R1,R2,...   (nanoseconds per round trip in each piece; "n/a" with fewer than 2 CPUs)
+ *         FRESHPAGE us=P1,P2,...  (microseconds per fresh page in each piece)
+ *         TOUCH mib=M us_per_page=P
  */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define PIECE_ITERATIONS 4000000UL
+#define PINGPONG_ROUNDS 10000
+#define FRESH_PIECE_MIB 16
+#define PAGE_BYTES 4096
+
+/* the flag alone on its cache line: only the bounce moves it */
+static _Alignas(64) atomic_uint flag;
+static _Alignas(64) atomic_int stop;
 
 static double
 _now(void)
@@ -42,20 +80,53 @@ _now(void)
   return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int
-main(int argc, char **argv)
+/* the n-th CPU this process may run on, or -1 */
+static int
+_allowed_cpu(int n)
 {
-  double seconds = argc > 1 ? atof(argv[1]) : 2.0;
+  cpu_set_t set;
+
+  if (sched_getaffinity(0, sizeof(set), &set) != 0)
+    return -1;
+  for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+    if (CPU_ISSET(cpu, &set) && n-- == 0)
+      return cpu;
+  return -1;
+}
+
+static int
+_pin(pthread_t thread, int cpu)
+{
+  cpu_set_t set;
+
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return pthread_setaffinity_np(thread, sizeof(set), &set);
+}
+
+/* the far side of the bounce: turns every odd value the near side writes into the next even one */
+static void *
+_bounce_back(void *arg)
+{
+  (void) arg;
+  while (!atomic_load_explicit(&stop, memory_order_relaxed))
+    {
+      unsigned v = atomic_load_explicit(&flag, memory_order_acquire);
+
+      if (v & 1)
+        atomic_store_explicit(&flag, v + 1, memory_order_release);
+    }
+  return NULL;
+}
+
+static void
+_arithmetic(double seconds)
+{
   volatile uint64_t sink = 0;
   uint64_t x = 88172645463325252ULL;
   double start = _now();
   const char *sep = "";
 
-  if (seconds <= 0 || seconds > 60)
-    {
-      fprintf(stderr, "usage: speed-probe SECONDS (0 < SECONDS <= 60)\n");
-      return 2;
-    }
   printf("PROBE ms=");
   while (_now() - start < seconds)
     {
@@ -72,5 +143,144 @@ main(int argc, char **argv)
       sep = ",";
     }
   printf("\n");
-  return sink == 42;
+}
+
+static void
+_pingpong(double seconds)
+{
+  int near = _allowed_cpu(0), far = _allowed_cpu(1);
+  pthread_t other;
+  double start;
+  const char *sep = "";
+
+  if (near < 0 || far < 0 || _pin(pthread_self(), near) != 0
+      || pthread_create(&other, NULL, _bounce_back, NULL) != 0)
+    {
+      printf("PINGPONG ns=n/a\n");
+      return;
+    }
+  if (_pin(other, far) != 0)
+    {
+      atomic_store(&stop, 1);
+      pthread_join(other, NULL);
+      printf("PINGPONG ns=n/a\n");
+      return;
+    }
+  printf("PINGPONG ns=");
+  start = _now();
+  while (_now() - start < seconds)
+    {
+      double t0 = _now();
+
+      for (int i = 0; i < PINGPONG_ROUNDS; i++)
+        {
+          unsigned v = atomic_load_explicit(&flag, memory_order_relaxed);
+
+          atomic_store_explicit(&flag, v + 1, memory_order_release);
+          while (atomic_load_explicit(&flag, memory_order_acquire) == v + 1)
+            ;
+        }
+      printf("%s%.1f", sep, (_now() - t0) * 1e9 / PINGPONG_ROUNDS);
+      sep = ",";
+    }
+  printf("\n");
+  atomic_store(&stop, 1);
+  pthread_join(other, NULL);
+}
+
+/* microseconds per page to write one byte into each page of a fresh mapping of mib; < 0 when it cannot map */
+static double
+_fresh_pages(size_t mib)
+{
+  size_t bytes = mib << 20;
+  volatile char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  double t0;
+
+  if (p == MAP_FAILED)
+    return -1;
+  /* a page at a time, as a heap grows: a huge page would be one fault per 512 */
+  madvise((void *) p, bytes, MADV_NOHUGEPAGE);
+  t0 = _now();
+  for (size_t i = 0; i < bytes; i += PAGE_BYTES)
+    p[i] = 1;
+  t0 = (_now() - t0) * 1e6 / (bytes / PAGE_BYTES);
+  munmap((void *) p, bytes);
+  return t0;
+}
+
+static void
+_fresh_page_pieces(int pieces)
+{
+  printf("FRESHPAGE us=");
+  for (int i = 0; i < pieces; i++)
+    printf("%s%.3f", i ? "," : "", _fresh_pages(FRESH_PIECE_MIB));
+  printf("\n");
+}
+
+int
+main(int argc, char **argv)
+{
+  static const struct option options[] =
+  {
+    { "arithmetic", required_argument, NULL, 'a' },
+    { "pingpong", required_argument, NULL, 'p' },
+    { "fresh-pages", required_argument, NULL, 'f' },
+    { "touch", required_argument, NULL, 't' },
+    { NULL, 0, NULL, 0 }
+  };
+  double seconds = 0, pingpong_seconds = 0;
+  long fresh_pieces = 0, touch_mib = 0;
+  int opt;
+
+  if (argc == 1)
+    {
+      seconds = 2;
+      pingpong_seconds = 1;
+      fresh_pieces = 4;
+    }
+  while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1)
+    {
+      switch (opt)
+        {
+        case 'a':
+          seconds = atof(optarg);
+          break;
+        case 'p':
+          pingpong_seconds = atof(optarg);
+          break;
+        case 'f':
+          fresh_pieces = atol(optarg);
+          break;
+        case 't':
+          touch_mib = atol(optarg);
+          break;
+        default:
+          return 2;
+        }
+    }
+  if (optind != argc || seconds < 0 || seconds > 60 || pingpong_seconds < 0 || pingpong_seconds > 60
+      || fresh_pieces < 0 || fresh_pieces > 1000 || touch_mib < 0)
+    {
+      fprintf(stderr, "usage: speed-probe [--arithmetic SECONDS] [--pingpong SECONDS] [--fresh-pages PIECES] "
+              "[--touch MIB] (SECONDS at most 60, PIECES at most 1000)\n");
+      return 2;
+    }
+  if (seconds > 0)
+    _arithmetic(seconds);
+  if (pingpong_seconds > 0)
+    _pingpong(pingpong_seconds);
+  if (fresh_pieces > 0)
+    _fresh_page_pieces(fresh_pieces);
+  if (touch_mib > 0)
+    {
+      double us = _fresh_pages(touch_mib);
+
+      if (us < 0)
+        {
+          fprintf(stderr, "speed-probe: cannot map %ld MiB\n", touch_mib);
+          return 1;
+        }
+      printf("TOUCH mib=%ld us_per_page=%.3f\n", touch_mib, us);
+    }
+  return 0;
 }

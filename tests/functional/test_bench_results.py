@@ -88,6 +88,31 @@ class TestBenchMeasures(fdharness.TestCase):
         self.assertGreaterEqual(after - before, 32)
         self.assertIsNone(self.bench.proc_minflt(2 ** 22 + 1))
 
+    def test_speed_probe_measures_each_piece(self):
+        """bench/speed-probe's three measures reach bench/run: the arithmetic's pieces, the cache line's round
+        trips between two CPUs (n/a, so none, on a machine of one CPU) and the fresh pages' cost"""
+        builddir = Path(os.environ.get("FASTDEST_BUILDDIR") or SRCDIR / "_build")
+        tools = {"probe": builddir / "bench" / "speed-probe"}
+        if not tools["probe"].exists():
+            self.skipTest("bench/speed-probe not built")
+        ms, ns, us = self.bench.speed_probe(tools, 0.1, 0.05, 2)
+        self.assertTrue(ms and all(0 < x < 10_000 for x in ms), ms)
+        if len(os.sched_getaffinity(0)) > 1:
+            self.assertTrue(ns and all(0 < x < 1_000_000 for x in ns), ns)
+        self.assertEqual(len(us), 2)
+        self.assertTrue(all(0 < x < 10_000 for x in us), us)
+        self.assertEqual(self.bench.speed_probe(tools, 0, 0.05, 0)[0], [])
+
+    def test_memory_line_names_page_reporting(self):
+        on = {"order": 9, "reported_kib": 1000}
+        line = self.bench.memory_line(on, {"order": 9, "reported_kib": 1000 + 3 * 1024}, None)
+        self.assertIn("free page reporting on (page_reporting_order 9: free blocks of 2048 KiB", line)
+        self.assertIn("3 MiB handed back during the run", line)
+        off = self.bench.memory_line({"order": 11, "reported_kib": 5}, {"order": 11, "reported_kib": 5}, "done")
+        self.assertIn("free page reporting off (page_reporting_order 11), 0 MiB handed back", off)
+        self.assertTrue(off.endswith("; --warm-memory: done"))
+        self.assertIn("no free page reporting", self.bench.memory_line(None, None, None))
+
     def test_glibc_tunables_reach_the_daemon(self):
         seen = self.dir / "env"
         self.bench.GLIBC_TUNABLES = "glibc.malloc.trim_threshold=268435456"
