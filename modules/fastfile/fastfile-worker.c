@@ -545,6 +545,31 @@ static gboolean _stage_deferred_locked(FastFileWorker *self, gint thread_id, gbo
 static gboolean _own_write(FastFileWorker *self, gint thread_id);
 static void _own_job_done(FastFileWorker *self, gint thread_id);
 
+static gboolean _shared_lately(FastFileWorker *self);
+
+/* the end of a lone delivering thread's job, all of it done: its CPU time per message weighs the two ways
+ * (fastfile-trial.h) */
+static void
+_time_job(FastFileWorker *self, gint thread_id)
+{
+  guint messages = self->job_messages[thread_id];
+
+  self->job_messages[thread_id] = 0;
+  if (messages <= FASTFILE_TRIAL_CLOCK_FROM || _shared_lately(self))
+    return;
+  gint64 cpu_ns = fastfile_trial_thread_cpu_ns() - self->job_cpu_from[thread_id];
+  g_mutex_lock(&self->lock);
+  gboolean changed = fastfile_trial_job(&self->trial, messages - FASTFILE_TRIAL_CLOCK_FROM, cpu_ns);
+  g_mutex_unlock(&self->lock);
+  if (changed)
+    msg_debug("fast-file(): weighed handing a lone connection's messages over against formatting them on its thread",
+              evt_tag_str("driver", _driver_id(self)),
+              evt_tag_str("chosen", fastfile_trial_way_name(self->trial.chosen)),
+              evt_tag_str("next_jobs", fastfile_trial_way_name(self->trial.way)),
+              evt_tag_printf("handing_over_ns_per_msg", "%.0f", self->trial.ns_per_message[FASTFILE_WAY_HANDING]),
+              evt_tag_printf("own_ns_per_msg", "%.0f", self->trial.ns_per_message[FASTFILE_WAY_OWN]));
+}
+
 /* the end of a main loop job that staged records here: have them written */
 static gpointer
 _job_done(gpointer user_data)
@@ -591,6 +616,7 @@ _job_done(gpointer user_data)
 
   if (post)
     iv_event_post(&self->wakeup_event);
+  _time_job(self, thread_id);
   return NULL;
 }
 
@@ -1104,7 +1130,8 @@ _hands_over(FastFileWorker *self, LogMessage *msg, const LogPathOptions *path_op
   return self->hand_over && path_options->flow_control_requested && !(msg->flags & LF_INTERNAL)
          && self->direct.job_registered[thread_id]
          && !_shared_lately(self) && (!deferred || deferred->records->len == 0)
-         && g_atomic_int_get(&self->handed_count) < FASTFILE_HANDOVER_MAX_CHUNKS;
+         && g_atomic_int_get(&self->handed_count) < FASTFILE_HANDOVER_MAX_CHUNKS
+         && fastfile_trial_hands_over(&self->trial);
 }
 
 /* lock held: stage the chunks handed over, in their order; with `write`
@@ -1303,6 +1330,10 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
         _register_job_locked(self, thread_id);
       g_mutex_unlock(&self->lock);
     }
+  /* its end (_job_done()) reads the clock again */
+  if (in_job && self->hand_over && self->direct.job_registered[thread_id]
+      && ++self->job_messages[thread_id] == FASTFILE_TRIAL_CLOCK_FROM)
+    self->job_cpu_from[thread_id] = fastfile_trial_thread_cpu_ns();
   if (in_job && _hands_over(self, msg, path_options, thread_id))
     {
       _hand_over(self, msg, seq_num, path_options, keep, thread_id);
@@ -1659,6 +1690,7 @@ _init(LogThreadedDestWorker *s)
                       && !files->fsync && !(files->compression && files->compression->type != BATCH_COMPRESSION_NONE)
                       && !fastfile_rotation_enabled(files->rotation) && self->super.owner->batch_timeout <= 0;
   self->hand_over = self->own_batches;
+  fastfile_trial_init(&self->trial);
   g_mutex_unlock(&self->lock);
 
   return log_threaded_dest_worker_init_method(s);

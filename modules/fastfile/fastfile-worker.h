@@ -20,6 +20,7 @@
 #include "logthrdest/logthrdestdrv.h"
 #include "mainloop-worker.h"
 #include "fastfile-lane.h"
+#include "fastfile-trial.h"
 
 #include <iv_event.h>
 
@@ -35,8 +36,9 @@
  * writes only what is handed to it while another thread writes, what waits
  * for a retry (it keeps the timers), batch-timeout() batches, and every
  * batch with compression() or fsync().  A lone delivering thread (one
- * connection, in jobs of more than a chunk) hands its messages over
- * unformatted instead, a chunk at a time: this thread formats and writes
+ * connection, in jobs of more than a chunk) may hand its messages over
+ * unformatted instead (when that costs it less: fastfile-trial.h), a chunk at
+ * a time: this thread formats and writes
  * them on another CPU, and the delivering thread acknowledges and releases
  * them.  Nothing is queued in the LogQueue, and nothing is acknowledged
  * before its bytes are written.
@@ -69,7 +71,10 @@ typedef struct _FastFileWorkerOptions
  * formatting on the delivering thread): 1.26x / 1.22x / 1.33x / 1.23x the
  * msgs/s at 100 / 300 / 1000 / 2000 B at less CPU per message.  While
  * threads deliver together, each formats its own (_defer() in
- * fastfile-worker.c): two CPUs are busy delivering then. */
+ * fastfile-worker.c): two CPUs are busy delivering then.  On another
+ * machine formatting on the delivering thread paid more (2026-12-05, 100 B:
+ * 0.84 against 1.21 CPU-us/msg on the reader): the delivering thread
+ * measures both ways and takes the cheaper (fastfile-trial.h). */
 
 /* a chunk: at most this many messages */
 #define FASTFILE_HANDOVER_RECORDS 1024
@@ -156,6 +161,11 @@ typedef struct _FastFileWorker
   guint taken_settled[MAIN_LOOP_MAX_WORKER_THREADS];
   /* per main loop thread: its job woke this worker's thread for a chunk (that thread's only) */
   gboolean handed_in_job[MAIN_LOOP_MAX_WORKER_THREADS];
+  /* which way a lone delivering thread goes (fastfile-trial.h), and per thread its job's messages so far and its
+   * CPU clock at message FASTFILE_TRIAL_CLOCK_FROM */
+  FastFileTrial trial;
+  guint job_messages[MAIN_LOOP_MAX_WORKER_THREADS];
+  gint64 job_cpu_from[MAIN_LOOP_MAX_WORKER_THREADS];
   GMutex handover_lock;
   GQueue handed;
   GQueue handed_spare;

@@ -4,6 +4,7 @@
 fsync(), time-reap(), SIGUSR1 reopen, perm(), buffer-size(), stats names."""
 
 import os
+import re
 import signal
 import socket
 import stat
@@ -50,7 +51,7 @@ def thread_cpu_and_written_bytes(pid):
 class TestOptions(fdharness.TestCase):
     THREAD_TEST_LINES = 50000
 
-    def write_and_measure_threads(self, dest, out, pad=100, fetch=100):
+    def write_and_measure_threads(self, dest, out, pad=100, fetch=100, debug=False):
         """THREAD_TEST_LINES lines (of pad + 13 bytes of ${MSG}) through dest,
         fetched `fetch` at a time, over one connection; (per thread, what it did
         while the lines went through (CPU ticks, bytes written), the thread
@@ -72,7 +73,7 @@ class TestOptions(fdharness.TestCase):
         if fetch > 100:
             source_opts += " max-connections(1) log-iw-size(%d)" % (20 * fetch)
         cfg = unused + config(w, dest % w, source_opts)
-        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+        with fdharness.SyslogNg(cfg, workdir=w, extra_args=("-d",) if debug else ()) as sng:
             before = thread_cpu_and_written_bytes(sng.pid)
             lines = seq_lines(0, n, pad=pad)
             if fetch > 100:
@@ -80,6 +81,7 @@ class TestOptions(fdharness.TestCase):
             fdharness.send_lines(os.path.join(w, "in.sock"), lines)
             self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
             after = thread_cpu_and_written_bytes(sng.pid)
+            self.daemon_output = sng.output()
         threads = {tid: tuple(now - then for now, then in zip(counts, before.get(tid, (0, 0))))
                    for tid, counts in after.items()}
         reader = max(threads, key=lambda tid: threads[tid][0])
@@ -111,17 +113,28 @@ class TestOptions(fdharness.TestCase):
         self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
 
     @fdharness.skip_unless_root
-    def test_one_connection_in_big_jobs_is_formatted_and_written_beside_the_reader(self):
+    def test_one_connection_in_big_jobs_goes_the_way_that_costs_its_thread_less(self):
         """A single connection read 1000 messages at a time (log-fetch-limit(1000),
-        and a window that lets it: log-iw-size(20000)):
-        its delivering thread hands the messages over unformatted, a chunk at a
-        time, and the worker's thread formats and writes them on another CPU
-        (short lines too: the reader's only cost per message is a pointer
-        stored); the reader writes next to nothing, and the lines are all
-        there, in order, once each."""
+        and a window that lets it: log-iw-size(20000)): its delivering thread
+        hands its first jobs' messages over unformatted (the worker's thread
+        formats and writes them on another CPU), formats and writes the next
+        jobs' itself, and goes on the way that cost it less CPU per message
+        (fastfile-trial.h): which one depends on the machine (on 2026-12-05's
+        VM writing itself at 100 B, on 2026-12-04's handing over).  So both
+        threads wrote lines, the debug log names the two measures, and the
+        lines are all there, in order, once each."""
         threads, reader, out = self.write_and_measure_threads('fast-file("%s/out.log" template("${MSG}\\n"));',
-                                                              "out.log", fetch=1000)
-        self.assert_written_beside(threads, reader, out)
+                                                              "out.log", fetch=1000, debug=True)
+        size = os.path.getsize(out)
+        others = sum(written for tid, (_, written) in threads.items() if tid != reader)
+        detail = "per thread (CPU ticks, bytes written): %s; reader %d; file %d bytes" % (threads, reader, size)
+        self.assertGreater(threads[reader][1], 0.02 * size, detail)
+        self.assertGreater(others, 0.02 * size, detail)
+        weighed = re.findall(r"weighed handing a lone connection's messages over against formatting them on its "
+                             r"thread.*?chosen='([^']*)'.*?handing_over_ns_per_msg='(\d+)', own_ns_per_msg='(\d+)'",
+                             self.daemon_output)
+        self.assertTrue(weighed, self.daemon_output[-3000:])
+        self.assertTrue(any(int(handing) > 0 and int(own) > 0 for _, handing, own in weighed), weighed)
         seqs, torn = read_seqs(out)
         self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
 

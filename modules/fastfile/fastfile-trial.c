@@ -1,0 +1,76 @@
+/*
+ * Copyright (c) 2026 fastdest authors
+ *
+ * This program is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License as published by the Free
+ * Software Foundation; either version 2 of the License, or (at your option)
+ * any later version.
+ *
+ * This program is distributed in the hope that it will be useful, but WITHOUT
+ * ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+ * FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License for
+ * more details.
+ *
+ * You should have received a copy of the GNU General Public License along
+ * with this program; if not, see <https://www.gnu.org/licenses/>.
+ */
+
+#include "fastfile-trial.h"
+
+#include <string.h>
+
+void
+fastfile_trial_init(FastFileTrial *self)
+{
+  memset(self, 0, sizeof(*self));
+  self->way = FASTFILE_WAY_HANDING;
+  self->chosen = FASTFILE_WAY_HANDING;
+}
+
+const gchar *
+fastfile_trial_way_name(FastFileWay way)
+{
+  return way == FASTFILE_WAY_HANDING ? "hand over to the writer thread" : "format and write on the delivering thread";
+}
+
+/* the way for the next window, after a window of self->way was measured */
+static FastFileWay
+_next_way(FastFileTrial *self)
+{
+  FastFileWay other = 1 - self->way;
+  gdouble handing = self->ns_per_message[FASTFILE_WAY_HANDING];
+  gdouble own = self->ns_per_message[FASTFILE_WAY_OWN];
+
+  if (self->ns_per_message[other] == 0)
+    return other;
+  /* handing over unless formatting here was clearly cheaper: within the margin the two are one */
+  self->chosen = own < handing * FASTFILE_TRIAL_MARGIN ? FASTFILE_WAY_OWN : FASTFILE_WAY_HANDING;
+  if (self->way != (gint) self->chosen)
+    return self->chosen;
+  if (++self->windows_since_retry >= FASTFILE_TRIAL_RETRY)
+    {
+      self->windows_since_retry = 0;
+      return 1 - self->chosen;
+    }
+  return self->chosen;
+}
+
+gboolean
+fastfile_trial_job(FastFileTrial *self, guint64 messages, gint64 cpu_ns)
+{
+  gint before = self->way;
+  FastFileWay chosen_before = self->chosen;
+
+  if (messages < FASTFILE_TRIAL_MIN_MESSAGES || cpu_ns <= 0)
+    return FALSE;
+  self->messages += messages;
+  self->cpu_ns += cpu_ns;
+  if (++self->jobs < FASTFILE_TRIAL_JOBS)
+    return FALSE;
+  self->ns_per_message[self->way] = (gdouble) self->cpu_ns / self->messages;
+  self->jobs = 0;
+  self->messages = 0;
+  self->cpu_ns = 0;
+  g_atomic_int_set(&self->way, _next_way(self));
+  return self->way != before || self->chosen != chosen_before;
+}

@@ -1,0 +1,93 @@
+/*
+ * Copyright (c) 2026 fastdest authors
+ *
+ * This program is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License as published by the Free
+ * Software Foundation; either version 2 of the License, or (at your option)
+ * any later version.
+ *
+ * This program is distributed in the hope that it will be useful, but WITHOUT
+ * ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+ * FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License for
+ * more details.
+ *
+ * You should have received a copy of the GNU General Public License along
+ * with this program; if not, see <https://www.gnu.org/licenses/>.
+ */
+#ifndef FASTFILE_TRIAL_H_INCLUDED
+#define FASTFILE_TRIAL_H_INCLUDED
+
+#include <glib.h>
+#include <time.h>
+
+/*
+ * Whether a lone delivering thread hands its messages over to the worker's
+ * thread or formats and writes them itself is measured, not assumed: which
+ * way lets it read more messages depends on the machine more than on the
+ * code.  On the bench VM of 2026-12-04 handing over gave 1.22x-1.33x the
+ * msgs/s of formatting on the delivering thread at 100-2000 B; on the VM of
+ * 2026-12-05 (a PVM guest: a cache line took ~420 ns to go to the other CPU
+ * and back, every page fault ~10 us) the delivering thread spent 1.21
+ * CPU-us/msg handing 100-byte messages over and 0.84 formatting and writing
+ * them itself (1.4x the msgs/s, and less CPU than stock file()).
+ *
+ * The measure is the delivering thread's own CPU time per message in jobs of
+ * at least FASTFILE_TRIAL_MIN_MESSAGES after FASTFILE_TRIAL_CLOCK_FROM (the reader's cost per message bounds
+ * what one connection delivers).  Jobs go in windows of FASTFILE_TRIAL_JOBS;
+ * each way is measured once at the start, then the cheaper one is taken and
+ * the other tried again for one window every FASTFILE_TRIAL_RETRY windows, as
+ * the machine or the messages may change.  A way is taken over the other
+ * only when it was at least FASTFILE_TRIAL_MARGIN cheaper; otherwise handing
+ * over stays (it keeps the delivering thread's caches to the reading).
+ *
+ * Only the lone delivering thread updates it (at the end of its jobs, under
+ * the worker's lock); other delivering threads read `way` (atomically) to
+ * learn that they do not hand over anyway (they share, _shared_lately()).
+ */
+#define FASTFILE_TRIAL_JOBS 16
+#define FASTFILE_TRIAL_RETRY 32
+#define FASTFILE_TRIAL_MIN_MESSAGES 64
+/* a job's clock starts at its message of this number: a job of a few messages (syslog-ng's default
+ * log-fetch-limit(10)) never hands over and pays no clock reading */
+#define FASTFILE_TRIAL_CLOCK_FROM 16
+#define FASTFILE_TRIAL_MARGIN 0.9
+
+typedef enum
+{
+  FASTFILE_WAY_HANDING = 0,
+  FASTFILE_WAY_OWN = 1,
+} FastFileWay;
+
+typedef struct _FastFileTrial
+{
+  gint way;                          /* the way of this window (FastFileWay; atomic for readers) */
+  FastFileWay chosen;                /* the way taken between tries */
+  guint jobs;                        /* measured jobs in this window */
+  guint64 messages;                  /* their messages */
+  gint64 cpu_ns;                     /* the delivering thread's CPU time in them */
+  gdouble ns_per_message[2];         /* each way's last window (FastFileWay); 0: not measured */
+  guint windows_since_retry;
+} FastFileTrial;
+
+void fastfile_trial_init(FastFileTrial *self);
+/* a measured job: TRUE when the way of the next window or the way chosen changed with it (worth a debug line) */
+gboolean fastfile_trial_job(FastFileTrial *self, guint64 messages, gint64 cpu_ns);
+const gchar *fastfile_trial_way_name(FastFileWay way);
+
+/* the calling thread's CPU time so far (ns) */
+static inline gint64
+fastfile_trial_thread_cpu_ns(void)
+{
+  struct timespec ts;
+
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * G_GINT64_CONSTANT(1000000000) + ts.tv_nsec;
+}
+
+static inline gboolean
+fastfile_trial_hands_over(FastFileTrial *self)
+{
+  return g_atomic_int_get(&self->way) == FASTFILE_WAY_HANDING;
+}
+
+#endif

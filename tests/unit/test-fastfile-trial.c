@@ -1,0 +1,135 @@
+/*
+ * Copyright (c) 2026 fastdest authors
+ *
+ * This program is free software; you can redistribute it and/or modify it
+ * under the terms of the GNU General Public License as published by the Free
+ * Software Foundation; either version 2 of the License, or (at your option)
+ * any later version.
+ *
+ * This program is distributed in the hope that it will be useful, but WITHOUT
+ * ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or
+ * FITNESS FOR A PARTICULAR PURPOSE.  See the GNU General Public License for
+ * more details.
+ *
+ * You should have received a copy of the GNU General Public License along
+ * with this program; if not, see <https://www.gnu.org/licenses/>.
+ */
+
+/* fastfile-trial: which way a lone connection's messages go, from the
+ * delivering thread's CPU time per message in each (the numbers here are
+ * given; the worker reads them off the thread's clock) */
+
+#include "fastfile-trial.h"
+
+#include <glib.h>
+
+/* one window of jobs of 1000 messages at ns_per_message each; whether the way changed at its end */
+static gboolean
+window(FastFileTrial *trial, gint64 ns_per_message)
+{
+  gboolean changed = FALSE;
+
+  for (gint i = 0; i < FASTFILE_TRIAL_JOBS; i++)
+    changed = fastfile_trial_job(trial, 1000, 1000 * ns_per_message);
+  return changed;
+}
+
+/* a machine where the way costs this much per message: run n windows, each at its way's cost; the windows in own */
+static gint
+run(FastFileTrial *trial, gint64 handing_ns, gint64 own_ns, gint n)
+{
+  gint own = 0;
+
+  for (gint i = 0; i < n; i++)
+    {
+      own += !fastfile_trial_hands_over(trial);
+      window(trial, fastfile_trial_hands_over(trial) ? handing_ns : own_ns);
+    }
+  return own;
+}
+
+static void
+test_starts_handing_over_and_tries_the_other_way(void)
+{
+  FastFileTrial trial;
+
+  fastfile_trial_init(&trial);
+  g_assert_true(fastfile_trial_hands_over(&trial));
+  /* the first window measures handing over, the second formatting on the delivering thread */
+  g_assert_true(window(&trial, 1200));
+  g_assert_false(fastfile_trial_hands_over(&trial));
+  g_assert_cmpfloat(trial.ns_per_message[FASTFILE_WAY_HANDING], ==, 1200);
+}
+
+static void
+test_own_way_when_clearly_cheaper(void)
+{
+  FastFileTrial trial;
+
+  fastfile_trial_init(&trial);
+  /* 2026-12-05's VM at 100 B: 1210 ns handing over, 840 formatting here */
+  gint own = run(&trial, 1210, 840, 2 + 4 * FASTFILE_TRIAL_RETRY);
+  g_assert_false(fastfile_trial_hands_over(&trial));
+  /* all but the first window and one retry of handing over per FASTFILE_TRIAL_RETRY */
+  g_assert_cmpint(own, >=, 4 * FASTFILE_TRIAL_RETRY - 4);
+  g_assert_cmpint(own, <, 4 * FASTFILE_TRIAL_RETRY + 2);
+}
+
+static void
+test_handing_over_when_cheaper_or_within_the_margin(void)
+{
+  FastFileTrial trial;
+
+  fastfile_trial_init(&trial);
+  /* 2026-12-04's VM: handing over cheaper on the delivering thread */
+  gint own = run(&trial, 1560, 1900, 2 + 2 * FASTFILE_TRIAL_RETRY);
+  g_assert_true(fastfile_trial_hands_over(&trial));
+  g_assert_cmpint(own, <=, 3);
+
+  /* own 5% cheaper: within the margin, handing over stays */
+  fastfile_trial_init(&trial);
+  own = run(&trial, 1000, 950, 2 + 2 * FASTFILE_TRIAL_RETRY);
+  g_assert_true(fastfile_trial_hands_over(&trial));
+  g_assert_cmpint(own, <=, 3);
+}
+
+static void
+test_follows_a_machine_that_changes(void)
+{
+  FastFileTrial trial;
+
+  fastfile_trial_init(&trial);
+  run(&trial, 1200, 800, 3 * FASTFILE_TRIAL_RETRY);
+  g_assert_false(fastfile_trial_hands_over(&trial));
+  /* handing over becomes cheap: the next retry of it finds so, and it stays */
+  gint own = run(&trial, 500, 800, 3 * FASTFILE_TRIAL_RETRY);
+  g_assert_true(fastfile_trial_hands_over(&trial));
+  g_assert_cmpint(own, <=, FASTFILE_TRIAL_RETRY + 2);
+}
+
+static void
+test_small_jobs_are_not_measured(void)
+{
+  FastFileTrial trial;
+
+  fastfile_trial_init(&trial);
+  for (gint i = 0; i < 10 * FASTFILE_TRIAL_JOBS; i++)
+    g_assert_false(fastfile_trial_job(&trial, FASTFILE_TRIAL_MIN_MESSAGES - 1, 1000000));
+  g_assert_false(fastfile_trial_job(&trial, 1000, 0));
+  g_assert_true(fastfile_trial_hands_over(&trial));
+  g_assert_cmpuint(trial.jobs, ==, 0);
+}
+
+int
+main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/fastfile/trial/starts-handing-over-and-tries-the-other-way",
+                  test_starts_handing_over_and_tries_the_other_way);
+  g_test_add_func("/fastfile/trial/own-way-when-clearly-cheaper", test_own_way_when_clearly_cheaper);
+  g_test_add_func("/fastfile/trial/handing-over-when-cheaper-or-within-the-margin",
+                  test_handing_over_when_cheaper_or_within_the_margin);
+  g_test_add_func("/fastfile/trial/follows-a-machine-that-changes", test_follows_a_machine_that_changes);
+  g_test_add_func("/fastfile/trial/small-jobs-are-not-measured", test_small_jobs_are_not_measured);
+  return g_test_run();
+}
