@@ -32,8 +32,9 @@
  * them itself (1.4x the msgs/s, and less CPU than stock file()).
  *
  * The measure is the delivering thread's own CPU time per message in jobs of
- * at least FASTFILE_TRIAL_MIN_MESSAGES after FASTFILE_TRIAL_CLOCK_FROM (the reader's cost per message bounds
- * what one connection delivers).  Jobs go in windows of FASTFILE_TRIAL_JOBS;
+ * at least FASTFILE_TRIAL_MIN_MESSAGES after FASTFILE_TRIAL_CLOCK_FROM (the
+ * reader's cost per message bounds what one connection delivers).  Jobs go
+ * in windows of FASTFILE_TRIAL_JOBS;
  * each way is measured once at the start, then the cheaper one is taken and
  * the other tried again for one window every FASTFILE_TRIAL_RETRY windows, as
  * the machine or the messages may change.  A way is taken over the other
