@@ -26,6 +26,7 @@ import mmap
 import os
 import platform
 import shutil
+import statistics
 import sys
 import tempfile
 import unittest
@@ -93,19 +94,47 @@ class TestBenchMeasures(fdharness.TestCase):
         self.assertIsNone(self.bench.proc_minflt(2 ** 22 + 1))
 
     def test_speed_probe_measures_each_piece(self):
-        """bench/speed-probe's three measures reach bench/run: the arithmetic's pieces, the cache line's round
-        trips between two CPUs (n/a, so none, on a machine of one CPU) and the fresh pages' cost"""
+        """bench/speed-probe's four measures reach bench/run in one record: the arithmetic's pieces, the cache
+        line's round trips between two CPUs (n/a, so none, on a machine of one CPU), the fresh pages' cost and the
+        dependent loads through 8 MiB; and a size's table summarises each"""
         builddir = Path(os.environ.get("FASTDEST_BUILDDIR") or SRCDIR / "_build")
         tools = {"probe": builddir / "bench" / "speed-probe"}
         if not tools["probe"].exists():
             self.skipTest("bench/speed-probe not built")
-        ms, ns, us = self.bench.speed_probe(tools, 0.1, 0.05, 2)
-        self.assertTrue(ms and all(0 < x < 10_000 for x in ms), ms)
+        probe = self.bench.speed_probe(tools, 0.1, 0.05, 2, 0.2)
+        self.assertTrue(probe["speed"] and all(0 < x < 10_000 for x in probe["speed"]), probe)
         if len(os.sched_getaffinity(0)) > 1:
-            self.assertTrue(ns and all(0 < x < 1_000_000 for x in ns), ns)
-        self.assertEqual(len(us), 2)
-        self.assertTrue(all(0 < x < 10_000 for x in us), us)
-        self.assertEqual(self.bench.speed_probe(tools, 0, 0.05, 0)[0], [])
+            self.assertTrue(probe["pingpong"] and all(0 < x < 1_000_000 for x in probe["pingpong"]), probe)
+        self.assertEqual(len(probe["fresh"]), 2)
+        self.assertTrue(all(0 < x < 10_000 for x in probe["fresh"]), probe)
+        # a load from memory takes more than a nanosecond and less than a microsecond on any machine
+        self.assertTrue(probe["chase"] and all(1 < x < 1_000 for x in probe["chase"]), probe)
+        only_bounce = self.bench.speed_probe(tools, 0, 0.05, 0, 0)
+        self.assertEqual((only_bounce["speed"], only_bounce["fresh"], only_bounce["chase"]), ([], [], []))
+
+        both = self.bench.merged_probes(probe, self.bench.speed_probe(tools, 0.1, 0.05, 2, 0.2))
+        self.assertEqual(len(both["fresh"]), 4)
+        nz = self.bench.table_noise({}, both)
+        self.assertAlmostEqual(nz["fresh_page_us"], statistics.median(both["fresh"]))
+        self.assertAlmostEqual(nz["chase"]["median"], statistics.median(both["chase"]))
+        self.assertAlmostEqual(nz["speed"]["median"], statistics.median(both["speed"]))
+        line = self.bench.noise_line(nz, (0.1, 0.2, 0.3))
+        self.assertIn(f"through 8 MiB (bench/speed-probe, 1 s before and after): {nz['chase']['p10']:.0f} / "
+                      f"{nz['chase']['median']:.0f} / {nz['chase']['p90']:.0f} ns", line)
+        self.assertIn(f"took {nz['fresh_page_us']:.2f} µs (median)", line)
+
+        around = self.bench.run_probe(tools)
+        self.assertTrue(1 < around["chase"] < 1_000, around)
+
+    def test_rounds_table_shows_each_run_beside_its_probes(self):
+        """a round's rate as % of the same round's ceiling, then the round trip and the dependent load measured
+        just before / after that run"""
+        by_case = {"a": [{"run": 0, "msgs_per_s": 1000}, {"run": 1, "msgs_per_s": 2000}],
+                   "d": [{"run": 0, "msgs_per_s": 700, "pingpong_ns": [396, 424], "chase_ns": [25, 140]},
+                         {"run": 1, "msgs_per_s": 1500, "pingpong_ns": [None, 90], "chase_ns": []}]}
+        table = self.bench.rounds_table(300, by_case)
+        self.assertIn("| 1 | 70% · 396/424 · 25/140 |", table)
+        self.assertIn("| 2 | 75% · 90 |", table)
 
     def test_memory_line_names_page_reporting(self):
         on = {"order": 9, "reported_kib": 1000}
