@@ -55,22 +55,51 @@ _next_way(FastFileTrial *self)
   return self->chosen;
 }
 
+/* the window's measures let go of, the way kept */
+static void
+_restart_window(FastFileTrial *self)
+{
+  self->jobs = 0;
+  self->messages = 0;
+  self->cpu_ns = 0;
+  self->writer_from_set = FALSE;
+  self->delivered = 0;
+}
+
+void
+fastfile_trial_interrupt(FastFileTrial *self)
+{
+  _restart_window(self);
+}
+
 gboolean
-fastfile_trial_job(FastFileTrial *self, guint64 messages, gint64 cpu_ns)
+fastfile_trial_job(FastFileTrial *self, guint64 messages, guint64 clocked, gint64 cpu_ns, gint64 writer_cpu_ns)
 {
   gint before = self->way;
   FastFileWay chosen_before = self->chosen;
 
-  if (messages < FASTFILE_TRIAL_MIN_MESSAGES || cpu_ns <= 0)
+  /* the writer's part runs over every job from the window's first on, measured or not: it wrote them all */
+  if (writer_cpu_ns < 0)
+    self->writer_from_set = FALSE;
+  else if (!self->writer_from_set)
+    {
+      self->writer_from_set = TRUE;
+      self->writer_from_ns = writer_cpu_ns;
+      self->delivered = 0;
+    }
+  else
+    self->delivered += messages;
+  if (clocked < FASTFILE_TRIAL_MIN_MESSAGES || cpu_ns <= 0)
     return FALSE;
-  self->messages += messages;
+  self->messages += clocked;
   self->cpu_ns += cpu_ns;
   if (++self->jobs < FASTFILE_TRIAL_JOBS)
     return FALSE;
-  self->ns_per_message[self->way] = (gdouble) self->cpu_ns / self->messages;
-  self->jobs = 0;
-  self->messages = 0;
-  self->cpu_ns = 0;
+  gdouble writer = self->writer_from_set && self->delivered
+                   ? (gdouble) (writer_cpu_ns - self->writer_from_ns) / self->delivered : 0;
+  self->writer_ns_per_message[self->way] = writer;
+  self->ns_per_message[self->way] = (gdouble) self->cpu_ns / self->messages + writer;
+  _restart_window(self);
   g_atomic_int_set(&self->way, _next_way(self));
   return self->way != before || self->chosen != chosen_before;
 }

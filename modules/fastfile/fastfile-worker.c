@@ -24,6 +24,7 @@
 #include "compat-logqueue.h"
 
 #include <iv.h>
+#include <pthread.h>
 #include <string.h>
 
 static void _stage_handed_locked(FastFileWorker *self, gboolean write);
@@ -555,11 +556,21 @@ _time_job(FastFileWorker *self, gint thread_id)
   guint messages = self->job_messages[thread_id];
 
   self->job_messages[thread_id] = 0;
-  if (messages <= FASTFILE_TRIAL_CLOCK_FROM || _shared_lately(self))
+  /* a job of a few messages does not hand over and pays no clock reading */
+  if (messages <= FASTFILE_TRIAL_CLOCK_FROM)
     return;
+  if (_shared_lately(self))
+    {
+      g_mutex_lock(&self->lock);
+      fastfile_trial_interrupt(&self->trial);
+      g_mutex_unlock(&self->lock);
+      return;
+    }
   gint64 cpu_ns = fastfile_trial_thread_cpu_ns() - self->job_cpu_from[thread_id];
+  gint64 writer_cpu_ns = self->writer_clock_set ? fastfile_trial_cpu_ns(self->writer_clock) : -1;
   g_mutex_lock(&self->lock);
-  gboolean changed = fastfile_trial_job(&self->trial, messages - FASTFILE_TRIAL_CLOCK_FROM, cpu_ns);
+  gboolean changed = fastfile_trial_job(&self->trial, messages, messages - FASTFILE_TRIAL_CLOCK_FROM, cpu_ns,
+                                        writer_cpu_ns);
   g_mutex_unlock(&self->lock);
   if (changed)
     msg_debug("fast-file(): weighed handing a lone connection's messages over against formatting them on its thread",
@@ -567,7 +578,11 @@ _time_job(FastFileWorker *self, gint thread_id)
               evt_tag_str("chosen", fastfile_trial_way_name(self->trial.chosen)),
               evt_tag_str("next_jobs", fastfile_trial_way_name(self->trial.way)),
               evt_tag_printf("handing_over_ns_per_msg", "%.0f", self->trial.ns_per_message[FASTFILE_WAY_HANDING]),
-              evt_tag_printf("own_ns_per_msg", "%.0f", self->trial.ns_per_message[FASTFILE_WAY_OWN]));
+              evt_tag_printf("own_ns_per_msg", "%.0f", self->trial.ns_per_message[FASTFILE_WAY_OWN]),
+              evt_tag_printf("of_which_writer_thread_handing_over", "%.0f",
+                             self->trial.writer_ns_per_message[FASTFILE_WAY_HANDING]),
+              evt_tag_printf("of_which_writer_thread_own", "%.0f",
+                             self->trial.writer_ns_per_message[FASTFILE_WAY_OWN]));
 }
 
 /* the end of a main loop job that staged records here: have them written */
@@ -734,6 +749,8 @@ typedef struct _FastFileDeferred
   GString *lines;                     /* their formatted lines, one after another */
   GString *names;                     /* their file names (templated names only) */
   guint kept;                         /* of them, held with the caller's reference: not yet counted */
+  GArray *written;                    /* records of batches written here, settled a few per message delivered */
+  guint written_head;                 /* the first of them not settled yet */
   gboolean short_lines;               /* the lines last staged were short: batch apart */
   guint mixed_jobs;                   /* own batches went to several files: this many jobs stage as before */
 } FastFileDeferred;
@@ -744,6 +761,7 @@ _deferred_free(FastFileDeferred *self)
   if (!self)
     return;
   g_array_free(self->records, TRUE);
+  g_array_free(self->written, TRUE);
   g_string_free(self->lines, TRUE);
   g_string_free(self->names, TRUE);
   g_free(self);
@@ -815,14 +833,20 @@ _shared_lately(FastFileWorker *self)
  * thread for it with it (measured with 4 connections into a file per host at 300 B: 45%
  * of the messages went through the lane so; alone too, paired interleaved
  * rounds, 2026-12-03: 1.04x / 1.09x / 1.20x / 1.25x the msgs/s at 100 / 300
- * / 1000 / 2000 B, at 0.96x / 0.90x / 0.71x / 0.67x the CPU) */
+ * / 1000 / 2000 B, at 0.96x / 0.90x / 0.71x / 0.67x the CPU); and a lone
+ * connection that does not hand its messages over (fastfile-trial.h) writes
+ * batches of its own too: no lock, record or settling per message in the
+ * lane (paired interleaved rounds on 2026-12-05's VM at 300 B, 5 each: 1.07
+ * CPU-us/msg as the bench's least a destination writing on the delivering
+ * thread does, against 1.19 staging each message in the lane) */
 static gboolean
 _may_defer(FastFileWorker *self, const LogPathOptions *path_options, gint thread_id)
 {
   if (!path_options->flow_control_requested || !self->direct.job_registered[thread_id])
     return FALSE;
   FastFileDeferred *deferred = self->deferred[thread_id];
-  if (self->own_batches && (!deferred || !deferred->mixed_jobs) && _shared_lately(self))
+  if (self->own_batches && (!deferred || !deferred->mixed_jobs)
+      && (_shared_lately(self) || !fastfile_trial_hands_over(&self->trial)))
     return TRUE;
   return g_atomic_int_get((volatile gint *) &self->direct.active_jobs) >= 2;
 }
@@ -838,6 +862,51 @@ _batching_apart(FastFileWorker *self, const LogPathOptions *path_options, gint t
   return self->own_batches || !deferred || deferred->short_lines;
 }
 
+/* records of a batch of the caller's own, written (or dropped): acked and
+ * let go of, outside the lock.  They never were in the queue's stats (they
+ * were not staged); the written or dropped counter counted them already. */
+static void
+_settle_own(FastFileWorker *self, FastFileDeferredRecord *records, guint n, gboolean dropped)
+{
+  LogThreadedDestDriver *owner = self->super.owner;
+
+  for (guint i = 0; i < n; i++)
+    {
+      LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
+
+      path_options.ack_needed = records[i].ack_needed;
+      if (!dropped)
+        log_threaded_dest_driver_insert_msg_length_stats(owner, records[i].record_len);
+      log_msg_ack(records[i].held, &path_options, AT_PROCESSED);
+      log_msg_unref(records[i].held);
+    }
+}
+
+/* A batch written here is settled a few records per message delivered
+ * after it, and the rest at the end of the job, as the lane settles its
+ * records: letting go of a whole batch at once (up to FASTFILE_OWN_RECORDS
+ * messages, 600 KiB at 1000 B) gives glibc a free top of the thread's heap
+ * to trim, and the next messages grow it again a page fault at a time
+ * (measured on 2026-12-05's VM at 1000 B: 0.025 page faults per message,
+ * sysmalloc and _int_malloc 0.1 CPU-us/msg more than the bench's (x)). */
+#define FASTFILE_OWN_SETTLE_PER_MESSAGE 2
+
+static void
+_settle_written(FastFileWorker *self, FastFileDeferred *deferred, guint max)
+{
+  guint n = MIN(max, deferred->written->len - deferred->written_head);
+
+  if (n == 0)
+    return;
+  _settle_own(self, &g_array_index(deferred->written, FastFileDeferredRecord, deferred->written_head), n, FALSE);
+  deferred->written_head += n;
+  if (deferred->written_head == deferred->written->len)
+    {
+      g_array_set_size(deferred->written, 0);
+      deferred->written_head = 0;
+    }
+}
+
 /* a delivering thread, without the lock: format msg and keep its record
  * for the thread's next turn under the lock; FALSE when it has to be staged
  * now */
@@ -851,6 +920,7 @@ _defer(FastFileWorker *self, FastFilePrepared *prepared, LogMessage *msg, gint32
     {
       FastFileDeferred *deferred = g_new0(FastFileDeferred, 1);
       deferred->records = g_array_sized_new(FALSE, FALSE, sizeof(FastFileDeferredRecord), FASTFILE_DEFER_RECORDS);
+      deferred->written = g_array_sized_new(FALSE, FALSE, sizeof(FastFileDeferredRecord), FASTFILE_OWN_RECORDS);
       deferred->lines = g_string_sized_new(FASTFILE_DEFER_BYTES + 4096);
       deferred->names = g_string_sized_new(self->lane.single_file ? 0 : 4096);
       deferred->short_lines = TRUE;
@@ -884,6 +954,7 @@ _defer(FastFileWorker *self, FastFilePrepared *prepared, LogMessage *msg, gint32
   if (!keep)
     log_msg_add_ack(msg, path_options);
   g_array_append_val(deferred->records, record);
+  _settle_written(self, deferred, FASTFILE_OWN_SETTLE_PER_MESSAGE);
   return TRUE;
 }
 
@@ -950,28 +1021,6 @@ _stage_deferred_locked(FastFileWorker *self, gint thread_id, gboolean in_job)
   return post;
 }
 
-/* records[from..to) of a batch of the caller's own, written (or dropped):
- * acked and let go of, outside the lock.  They never were in the queue's
- * stats (they were not staged). */
-static void
-_settle_own(FastFileWorker *self, FastFileDeferred *deferred, guint from, guint to, gboolean dropped)
-{
-  LogThreadedDestDriver *owner = self->super.owner;
-
-  for (guint i = from; i < to; i++)
-    {
-      FastFileDeferredRecord *record = &g_array_index(deferred->records, FastFileDeferredRecord, i);
-      LogPathOptions path_options = LOG_PATH_OPTIONS_INIT;
-
-      path_options.ack_needed = record->ack_needed;
-      if (!dropped)
-        log_threaded_dest_driver_insert_msg_length_stats(owner, record->record_len);
-      log_msg_ack(record->held, &path_options, AT_PROCESSED);
-      log_msg_unref(record->held);
-    }
-  stats_counter_add(dropped ? fd_thrdest_dropped_counter(owner) : fd_thrdest_written_counter(owner), to - from);
-}
-
 /* A delivering thread in a job, without the lock: write the batch it
  * formatted apart to its file itself (FASTFILE_OWN_RECORDS), when every
  * record of it goes to one file that the lane holds nothing for and whose
@@ -1032,7 +1081,9 @@ _own_write(FastFileWorker *self, gint thread_id)
   guint done = 0;
   while (done < n && records[done].record_at + records[done].record_len <= result.written)
     done++;
-  _settle_own(self, deferred, 0, done, FALSE);
+  /* counted now, settled as the next messages come (_settle_written()) */
+  stats_counter_add(fd_thrdest_written_counter(self->super.owner), done);
+  g_array_append_vals(deferred->written, records, done);
 
   g_mutex_lock(&self->lock);
   fd_threaded_dest_worker_written_bytes_add(&self->super, result.written);
@@ -1080,7 +1131,8 @@ _own_write(FastFileWorker *self, gint thread_id)
                     evt_tag_str("path", entry->path),
                     log_pipe_location_tag(_driver_pipe(self)));
           g_mutex_unlock(&self->lock);
-          _settle_own(self, deferred, done, done + 1, TRUE);
+          stats_counter_inc(fd_thrdest_dropped_counter(self->super.owner));
+          _settle_own(self, &records[done], 1, TRUE);
           g_mutex_lock(&self->lock);
           done++;
         }
@@ -1111,6 +1163,8 @@ _own_job_done(FastFileWorker *self, gint thread_id)
   if (!self->own_batches || !deferred)
     return;
   _own_write(self, thread_id);
+  /* the job's messages are acked before it ends: its thread may find no other job for a while */
+  _settle_written(self, deferred, G_MAXUINT);
   if (deferred->mixed_jobs)
     deferred->mixed_jobs--;
 }
@@ -1657,6 +1711,8 @@ _init(LogThreadedDestWorker *s)
       return FALSE;
     }
   self->lane_ready = TRUE;
+  /* this runs on the worker's own thread: the trial weighs its CPU time too */
+  self->writer_clock_set = pthread_getcpuclockid(pthread_self(), &self->writer_clock) == 0;
   self->reopen_generation = g_atomic_int_get(self->options->reopen_generation);
   if (fastfile_lane_needs_tick(&self->lane))
     _arm_tick(self);
@@ -1811,6 +1867,9 @@ _free(LogThreadedDestWorker *s)
   for (gint i = 0; i < MAIN_LOOP_MAX_WORKER_THREADS; i++)
     {
       fastfile_prepared_free(self->prepared[i]);
+      /* every job settled what it wrote before it ended (_own_job_done()): nothing is left here but by mistake */
+      if (self->deferred[i])
+        _settle_written(self, self->deferred[i], G_MAXUINT);
       _deferred_free(self->deferred[i]);
       if (self->theirs[i])
         g_array_free(self->theirs[i], TRUE);

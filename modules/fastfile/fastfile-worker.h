@@ -166,6 +166,9 @@ typedef struct _FastFileWorker
   FastFileTrial trial;
   guint job_messages[MAIN_LOOP_MAX_WORKER_THREADS];
   gint64 job_cpu_from[MAIN_LOOP_MAX_WORKER_THREADS];
+  /* this worker's thread's CPU clock, for the trial to read from the delivering thread */
+  clockid_t writer_clock;
+  gboolean writer_clock_set;
   GMutex handover_lock;
   GQueue handed;
   GQueue handed_spare;

@@ -113,16 +113,18 @@ class TestOptions(fdharness.TestCase):
         self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
 
     @fdharness.skip_unless_root
-    def test_one_connection_in_big_jobs_goes_the_way_that_costs_its_thread_less(self):
+    def test_one_connection_in_big_jobs_goes_the_way_that_costs_less(self):
         """A single connection read 1000 messages at a time (log-fetch-limit(1000),
         and a window that lets it: log-iw-size(20000)): its delivering thread
         hands its first jobs' messages over unformatted (the worker's thread
         formats and writes them on another CPU), formats and writes the next
-        jobs' itself, and goes on the way that cost it less CPU per message
-        (fastfile-trial.h): which one depends on the machine (on 2026-12-05's
-        VM writing itself at 100 B, on 2026-12-04's handing over).  So both
-        threads wrote lines, the debug log names the two measures, and the
-        lines are all there, in order, once each."""
+        jobs' itself, a batch per write() of its own, and goes on the way that
+        cost less CPU per message, its own and the worker thread's together
+        (fastfile-trial.h).  So both threads wrote lines, the debug log names
+        the two measures with the worker thread's part of each (more than
+        nothing while it formatted what was handed over), the delivering thread
+        wrote batches of its own, and the lines are all there, in order, once
+        each."""
         threads, reader, out = self.write_and_measure_threads('fast-file("%s/out.log" template("${MSG}\\n"));',
                                                               "out.log", fetch=1000, debug=True)
         size = os.path.getsize(out)
@@ -135,6 +137,11 @@ class TestOptions(fdharness.TestCase):
                              self.daemon_output)
         self.assertTrue(weighed, self.daemon_output[-3000:])
         self.assertTrue(any(int(handing) > 0 and int(own) > 0 for _, handing, own in weighed), weighed)
+        writer_parts = re.findall(r"of_which_writer_thread_handing_over='(\d+)', of_which_writer_thread_own='(\d+)'",
+                                  self.daemon_output)
+        self.assertTrue(any(int(handing) > 0 for handing, _ in writer_parts), writer_parts)
+        self.assertTrue("delivering threads write batches of their own" in self.daemon_output,
+                        "no batch of the delivering thread's own; weighed: %s" % weighed)
         seqs, torn = read_seqs(out)
         self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
 

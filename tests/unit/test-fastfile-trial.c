@@ -15,23 +15,45 @@
  * with this program; if not, see <https://www.gnu.org/licenses/>.
  */
 
-/* fastfile-trial: which way a lone connection's messages go, from the
- * delivering thread's CPU time per message in each (the numbers here are
- * given; the worker reads them off the thread's clock) */
+/* fastfile-trial: which way a lone connection's messages go, from the CPU
+ * time per message of the delivering thread and of the writer's thread in
+ * each (the numbers here are given; the worker reads them off the threads'
+ * clocks) */
 
 #include "fastfile-trial.h"
 
 #include <glib.h>
 
-/* one window of jobs of 1000 messages at ns_per_message each; whether the way changed at its end */
+/* the writer thread's CPU clock in these tests */
+static gint64 writer_clock;
+
+/* a job of `messages`, clocked from its message FASTFILE_TRIAL_CLOCK_FROM, at ns_per_message on the delivering
+ * thread and writer_ns on the writer's; whether the way changed at its end */
 static gboolean
-window(FastFileTrial *trial, gint64 ns_per_message)
+job(FastFileTrial *trial, guint messages, gint64 ns_per_message, gint64 writer_ns)
+{
+  guint clocked = messages > FASTFILE_TRIAL_CLOCK_FROM ? messages - FASTFILE_TRIAL_CLOCK_FROM : 0;
+
+  writer_clock += messages * writer_ns;
+  return fastfile_trial_job(trial, messages, clocked, clocked * ns_per_message, writer_clock);
+}
+
+/* one window of jobs of 1000 messages; whether the way changed at its end */
+static gboolean
+window_split(FastFileTrial *trial, gint64 ns_per_message, gint64 writer_ns)
 {
   gboolean changed = FALSE;
 
   for (gint i = 0; i < FASTFILE_TRIAL_JOBS; i++)
-    changed = fastfile_trial_job(trial, 1000, 1000 * ns_per_message);
+    changed = job(trial, 1000, ns_per_message, writer_ns);
   return changed;
+}
+
+/* the same, all of it on the delivering thread */
+static gboolean
+window(FastFileTrial *trial, gint64 ns_per_message)
+{
+  return window_split(trial, ns_per_message, 0);
 }
 
 /* a machine where the way costs this much per message: run n windows, each at its way's cost; the windows in own */
@@ -114,10 +136,50 @@ test_small_jobs_are_not_measured(void)
 
   fastfile_trial_init(&trial);
   for (gint i = 0; i < 10 * FASTFILE_TRIAL_JOBS; i++)
-    g_assert_false(fastfile_trial_job(&trial, FASTFILE_TRIAL_MIN_MESSAGES - 1, 1000000));
-  g_assert_false(fastfile_trial_job(&trial, 1000, 0));
+    g_assert_false(fastfile_trial_job(&trial, FASTFILE_TRIAL_MIN_MESSAGES + FASTFILE_TRIAL_CLOCK_FROM - 1,
+                                      FASTFILE_TRIAL_MIN_MESSAGES - 1, 1000000, 0));
+  g_assert_false(fastfile_trial_job(&trial, 1000, 1000, 0, 0));
   g_assert_true(fastfile_trial_hands_over(&trial));
   g_assert_cmpuint(trial.jobs, ==, 0);
+}
+
+/* handing over costs the delivering thread less, and the writer's thread more than that saves: the two together
+ * are what a connection costs the machine */
+static void
+test_counts_the_writer_threads_cpu(void)
+{
+  FastFileTrial trial;
+
+  fastfile_trial_init(&trial);
+  writer_clock = 0;
+  /* 2026-12-05's VM at 300 B: handing over 1.06 + 0.31 us/msg, formatting and writing here 1.01 + 0.04 */
+  window_split(&trial, 1060, 310);
+  g_assert_false(fastfile_trial_hands_over(&trial));
+  g_assert_cmpfloat_with_epsilon(trial.ns_per_message[FASTFILE_WAY_HANDING], 1370, 1);
+  g_assert_cmpfloat_with_epsilon(trial.writer_ns_per_message[FASTFILE_WAY_HANDING], 310, 1);
+  window_split(&trial, 1010, 40);
+  g_assert_cmpfloat_with_epsilon(trial.ns_per_message[FASTFILE_WAY_OWN], 1050, 1);
+  g_assert_false(fastfile_trial_hands_over(&trial));
+  g_assert_cmpint(trial.chosen, ==, FASTFILE_WAY_OWN);
+}
+
+/* the writer's part is measured over consecutive jobs of the lone thread only: work that other delivering threads
+ * left it while they shared the destination is not counted against the way of the window */
+static void
+test_shared_jobs_restart_the_window(void)
+{
+  FastFileTrial trial;
+
+  fastfile_trial_init(&trial);
+  writer_clock = 0;
+  for (gint i = 0; i < FASTFILE_TRIAL_JOBS - 1; i++)
+    job(&trial, 1000, 1000, 100);
+  fastfile_trial_interrupt(&trial);
+  g_assert_cmpuint(trial.jobs, ==, 0);
+  /* meanwhile the writer wrote the others' lines */
+  writer_clock += 1000000000;
+  window_split(&trial, 1000, 100);
+  g_assert_cmpfloat_with_epsilon(trial.ns_per_message[FASTFILE_WAY_HANDING], 1100, 1);
 }
 
 int
@@ -131,5 +193,7 @@ main(int argc, char **argv)
                   test_handing_over_when_cheaper_or_within_the_margin);
   g_test_add_func("/fastfile/trial/follows-a-machine-that-changes", test_follows_a_machine_that_changes);
   g_test_add_func("/fastfile/trial/small-jobs-are-not-measured", test_small_jobs_are_not_measured);
+  g_test_add_func("/fastfile/trial/counts-the-writer-threads-cpu", test_counts_the_writer_threads_cpu);
+  g_test_add_func("/fastfile/trial/shared-jobs-restart-the-window", test_shared_jobs_restart_the_window);
   return g_test_run();
 }

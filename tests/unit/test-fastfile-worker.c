@@ -1186,11 +1186,13 @@ test_direct_own_batches_into_one_file(void)
   CU_ASSERT_PTR_EQUAL(last_ack_thread, two->thread);
   CU_ASSERT_EQUAL(worker->lane.files.write_syscalls, lane_writes);
 
-  /* a full batch is written in the middle of the job, the rest at its end, each thread's in its order */
+  /* a full batch is written in the middle of the job, the rest at its end, each thread's in its order; the
+   * written batch is acked two messages per message delivered after it (not all at once: glibc would trim the
+   * heap its messages leave free), the rest at the end of the job */
   job_deliver(two, "h", "b3");
   job_deliver_numbered(one, "c", 300, NULL);
   CU_ASSERT_EQUAL(fastfile_lane_pending(&worker->lane), 0);
-  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 4 + 256);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 4 + 2 * (300 - 256));
   CU_ASSERT_PTR_EQUAL(last_ack_thread, one->thread);
   job_run(one, JOB_END, NULL);
   job_run(two, JOB_END, NULL);
