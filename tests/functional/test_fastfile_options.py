@@ -74,6 +74,7 @@ class TestOptions(fdharness.TestCase):
             source_opts += " max-connections(1) log-iw-size(%d)" % (20 * fetch)
         cfg = unused + config(w, dest % w, source_opts)
         with fdharness.SyslogNg(cfg, workdir=w, extra_args=("-d",) if debug else ()) as sng:
+            logged_before = os.path.getsize(sng.output_path)
             before = thread_cpu_and_written_bytes(sng.pid)
             lines = seq_lines(0, n, pad=pad)
             if fetch > 100:
@@ -81,34 +82,59 @@ class TestOptions(fdharness.TestCase):
             fdharness.send_lines(os.path.join(w, "in.sock"), lines)
             self.assertTrue(fdharness.wait_until(lambda: written(sng) == n, 60), written(sng))
             after = thread_cpu_and_written_bytes(sng.pid)
+            # with -d (debug) a thread's wchar also counts the lines it logged: on 3.38 the reader logs
+            # each message it reads ("Incoming log entry"), the other threads a few lines; all of them
+            # together no more than this
+            self.logged_bytes = os.path.getsize(sng.output_path) - logged_before
             self.daemon_output = sng.output()
         threads = {tid: tuple(now - then for now, then in zip(counts, before.get(tid, (0, 0))))
                    for tid, counts in after.items()}
         reader = max(threads, key=lambda tid: threads[tid][0])
         return threads, reader, os.path.join(w, out)
 
-    def assert_written_beside(self, threads, reader, out):
-        """the source's reader wrote less than a tenth of out's bytes: the worker's thread wrote them; out's size"""
+    def file_bytes(self, threads, reader):
+        """per thread, the bytes it wrote but what it logged: the reader's less
+        everything logged (a lower bound), the others' as they are (they log a
+        few lines)"""
+        return {tid: written - (self.logged_bytes if tid == reader else 0) for tid, (_, written) in threads.items()}
+
+    def assert_written_the_way_chosen(self, threads, reader, out):
+        """the way the lone connection's trial chose last (the debug log's
+        last "weighed" line; fastfile-trial.h) is the way most of out's bytes
+        went: the source's reader wrote more than half of them when it chose
+        to format and write them itself, less than half when it chose to hand
+        them over to the worker's thread.  Which of the two costs less is the
+        machine's (on the CI machine of 2026-12-05, 1000-byte lines went the
+        delivering thread's way); the trial measures both ways first (2 of
+        about 31 windows of 16 jobs here), so the chosen way has the bulk."""
         size = os.path.getsize(out)
-        self.assertLess(threads[reader][1], 0.1 * size,
-                        "the reader thread %d wrote %d of the file's %d bytes; per thread (CPU ticks, bytes "
-                        "written): %s" % (reader, threads[reader][1], size, threads))
+        chosen = re.findall(r"weighed handing a lone connection's messages over against formatting them on its "
+                            r"thread.*?chosen='([^']*)'", self.daemon_output)
+        self.assertTrue(chosen, self.daemon_output[-3000:])
+        file_bytes = self.file_bytes(threads, reader)
+        others = sum(written for tid, written in file_bytes.items() if tid != reader)
+        detail = ("chosen: %s; the reader thread %d wrote %d bytes, %d of all threads' logged, the others %d, the file "
+                  "has %d; per thread (CPU ticks, bytes written): %s"
+                  % (chosen, reader, threads[reader][1], self.logged_bytes, others, size, threads))
+        if chosen[-1] == "format and write on the delivering thread":
+            self.assertGreater(file_bytes[reader], 0.5 * size, detail)
+        else:
+            self.assertEqual(chosen[-1], "hand over to the writer thread", detail)
+            self.assertGreater(others, 0.5 * size, detail)
+        self.assertGreaterEqual(max(file_bytes.values()), 0.6 * size, detail)
         return size
 
     @fdharness.skip_unless_root
-    def test_the_delivering_thread_writes_its_own_batches(self):
-        """While the worker's thread is idle, the thread that formats the lines
-        (of 113 bytes here) writes them itself, as file() does on its thread:
-        no wake-up and no hand-over of the lines between CPUs.  The source's
-        reader is the thread that used the most CPU (it parses every message);
-        at least 90% of the file's bytes went through its write() calls, not
-        the worker's."""
+    def test_short_lines_of_one_connection_are_written_by_the_way_chosen(self):
+        """Lines of 113 bytes from a single connection, 100 a job: the thread
+        of the way its trial measured cheaper (fastfile-trial.h) wrote nearly
+        all of them; formatting and writing on the delivering thread, as file()
+        does on its thread, there is no wake-up and no hand-over of the lines
+        between CPUs (the way CI's machine and the bench's VM of 2026-12-05
+        take; under other load the trial may find handing over cheaper)."""
         threads, reader, out = self.write_and_measure_threads('fast-file("%s/out.log" template("${MSG}\\n"));',
-                                                              "out.log")
-        size = os.path.getsize(out)
-        self.assertGreaterEqual(threads[reader][1], 0.9 * size,
-                                "the reader thread %d wrote %d of the file's %d bytes; per thread (CPU ticks, "
-                                "bytes written): %s" % (reader, threads[reader][1], size, threads))
+                                                              "out.log", debug=True)
+        self.assert_written_the_way_chosen(threads, reader, out)
         seqs, torn = read_seqs(out)
         self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
 
@@ -130,7 +156,8 @@ class TestOptions(fdharness.TestCase):
         size = os.path.getsize(out)
         others = sum(written for tid, (_, written) in threads.items() if tid != reader)
         detail = "per thread (CPU ticks, bytes written): %s; reader %d; file %d bytes" % (threads, reader, size)
-        self.assertGreater(threads[reader][1], 0.02 * size, detail)
+        detail += "; logged by all threads %d" % self.logged_bytes
+        self.assertGreater(self.file_bytes(threads, reader)[reader], 0.02 * size, detail)
         self.assertGreater(others, 0.02 * size, detail)
         weighed = re.findall(r"weighed handing a lone connection's messages over against formatting them on its "
                              r"thread.*?chosen='([^']*)'.*?handing_over_ns_per_msg='(\d+)', own_ns_per_msg='(\d+)'",
@@ -146,26 +173,26 @@ class TestOptions(fdharness.TestCase):
         self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
 
     @fdharness.skip_unless_root
-    def test_long_lines_of_one_connection_are_written_beside_the_reader(self):
-        """Lines of 256 bytes and more from a single delivering thread: their
-        copy into the page cache costs more than handing them over, so the
-        worker's thread writes them on another CPU while the reader formats
-        the next ones; the reader passes it nearly all the bytes."""
+    def test_long_lines_of_one_connection_are_written_by_the_way_chosen(self):
+        """Lines of 1000 bytes from a single delivering thread, 100 a job: it
+        measures handing them over to the worker's thread against formatting
+        and writing them itself, CPU of both threads per message, and the
+        thread of the cheaper way writes them (nearly all the bytes come from
+        one thread)."""
         threads, reader, out = self.write_and_measure_threads('fast-file("%s/out.log" template("${MSG}\\n"));',
-                                                              "out.log", pad=1000)
-        size = self.assert_written_beside(threads, reader, out)
-        self.assertGreaterEqual(max(written for _, written in threads.values()), 0.9 * size)
+                                                              "out.log", pad=1000, debug=True)
+        self.assert_written_the_way_chosen(threads, reader, out)
         seqs, torn = read_seqs(out)
         self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
 
-    def test_long_lines_of_one_connection_into_a_templated_name_are_written_beside_the_reader(self):
+    def test_long_lines_of_one_connection_into_a_templated_name_are_written_by_the_way_chosen(self):
         """The same with a templated file name: a single connection's delivering
-        thread, alone for good, leaves its long lines to the worker's thread
-        as with a literal name (it writes batches of its own only while other
-        delivering threads were at work lately)."""
+        thread, alone for good, goes the way it measured cheaper as with a
+        literal name (its own batches, when it formats and writes itself, as
+        while other delivering threads were at work lately)."""
         threads, reader, out = self.write_and_measure_threads(
-            'fast-file("%s/out-${FACILITY}.log" template("${MSG}\\n"));', "out-user.log", pad=1000)
-        self.assert_written_beside(threads, reader, out)
+            'fast-file("%s/out-${FACILITY}.log" template("${MSG}\\n"));', "out-user.log", pad=1000, debug=True)
+        self.assert_written_the_way_chosen(threads, reader, out)
         seqs, torn = read_seqs(out)
         self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
 
