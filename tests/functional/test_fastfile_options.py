@@ -98,43 +98,40 @@ class TestOptions(fdharness.TestCase):
         few lines)"""
         return {tid: written - (self.logged_bytes if tid == reader else 0) for tid, (_, written) in threads.items()}
 
-    def assert_written_the_way_chosen(self, threads, reader, out):
-        """the way the lone connection's trial chose last (the debug log's
-        last "weighed" line; fastfile-trial.h) is the way most of out's bytes
-        went: the source's reader wrote more than half of them when it chose
-        to format and write them itself, less than half when it chose to hand
-        them over to the worker's thread.  Which of the two costs less is the
-        machine's (on the CI machine of 2026-12-05, 1000-byte lines went the
-        delivering thread's way); the trial measures both ways first (2 of
-        about 31 windows of 16 jobs here), so the chosen way has the bulk."""
+    def assert_written_both_ways(self, threads, reader, out):
+        """a lone connection's trial (fastfile-trial.h) measures both ways at
+        the start, 16 jobs each: handing the messages over (the worker's
+        thread writes them) and formatting them on the delivering thread (it
+        writes them itself); so each of the two wrote more than 2% of out's
+        bytes (of 100-message jobs of 50,000 lines: 3.2% a window), whichever
+        way it chose after (on CI's machine it changed its mind several times
+        in one test where the two cost about the same); out's size"""
         size = os.path.getsize(out)
-        chosen = re.findall(r"weighed handing a lone connection's messages over against formatting them on its "
-                            r"thread.*?chosen='([^']*)'", self.daemon_output)
-        self.assertTrue(chosen, self.daemon_output[-3000:])
         file_bytes = self.file_bytes(threads, reader)
         others = sum(written for tid, written in file_bytes.items() if tid != reader)
-        detail = ("chosen: %s; the reader thread %d wrote %d bytes, %d of all threads' logged, the others %d, the file "
-                  "has %d; per thread (CPU ticks, bytes written): %s"
-                  % (chosen, reader, threads[reader][1], self.logged_bytes, others, size, threads))
-        if chosen[-1] == "format and write on the delivering thread":
-            self.assertGreater(file_bytes[reader], 0.5 * size, detail)
-        else:
-            self.assertEqual(chosen[-1], "hand over to the writer thread", detail)
-            self.assertGreater(others, 0.5 * size, detail)
-        self.assertGreaterEqual(max(file_bytes.values()), 0.6 * size, detail)
+        detail = ("the reader thread %d wrote %d bytes, %d of all threads' logged, the others %d, the file has %d; "
+                  "per thread (CPU ticks, bytes written): %s"
+                  % (reader, threads[reader][1], self.logged_bytes, others, size, threads))
+        self.assertGreater(file_bytes[reader], 0.02 * size, detail)
+        self.assertGreater(others, 0.02 * size, detail)
         return size
 
     @fdharness.skip_unless_root
-    def test_short_lines_of_one_connection_are_written_by_the_way_chosen(self):
-        """Lines of 113 bytes from a single connection, 100 a job: the thread
-        of the way its trial measured cheaper (fastfile-trial.h) wrote nearly
-        all of them; formatting and writing on the delivering thread, as file()
-        does on its thread, there is no wake-up and no hand-over of the lines
-        between CPUs (the way CI's machine and the bench's VM of 2026-12-05
-        take; under other load the trial may find handing over cheaper)."""
+    def test_the_delivering_thread_writes_its_own_batches(self):
+        """While the worker's thread is idle, the thread that formats the lines
+        (of 113 bytes here) writes them itself, as file() does on its thread:
+        no wake-up and no hand-over of the lines between CPUs (a job of 100
+        such messages fills no chunk to hand over, whichever way the trial
+        chose).  The source's
+        reader is the thread that used the most CPU (it parses every message);
+        at least 90% of the file's bytes went through its write() calls, not
+        the worker's."""
         threads, reader, out = self.write_and_measure_threads('fast-file("%s/out.log" template("${MSG}\\n"));',
-                                                              "out.log", debug=True)
-        self.assert_written_the_way_chosen(threads, reader, out)
+                                                              "out.log")
+        size = os.path.getsize(out)
+        self.assertGreaterEqual(threads[reader][1], 0.9 * size,
+                                "the reader thread %d wrote %d of the file's %d bytes; per thread (CPU ticks, "
+                                "bytes written): %s" % (reader, threads[reader][1], size, threads))
         seqs, torn = read_seqs(out)
         self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
 
@@ -153,12 +150,7 @@ class TestOptions(fdharness.TestCase):
         each."""
         threads, reader, out = self.write_and_measure_threads('fast-file("%s/out.log" template("${MSG}\\n"));',
                                                               "out.log", fetch=1000, debug=True)
-        size = os.path.getsize(out)
-        others = sum(written for tid, (_, written) in threads.items() if tid != reader)
-        detail = "per thread (CPU ticks, bytes written): %s; reader %d; file %d bytes" % (threads, reader, size)
-        detail += "; logged by all threads %d" % self.logged_bytes
-        self.assertGreater(self.file_bytes(threads, reader)[reader], 0.02 * size, detail)
-        self.assertGreater(others, 0.02 * size, detail)
+        self.assert_written_both_ways(threads, reader, out)
         weighed = re.findall(r"weighed handing a lone connection's messages over against formatting them on its "
                              r"thread.*?chosen='([^']*)'.*?handing_over_ns_per_msg='(\d+)', own_ns_per_msg='(\d+)'",
                              self.daemon_output)
@@ -173,26 +165,25 @@ class TestOptions(fdharness.TestCase):
         self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
 
     @fdharness.skip_unless_root
-    def test_long_lines_of_one_connection_are_written_by_the_way_chosen(self):
-        """Lines of 1000 bytes from a single delivering thread, 100 a job: it
-        measures handing them over to the worker's thread against formatting
-        and writing them itself, CPU of both threads per message, and the
-        thread of the cheaper way writes them (nearly all the bytes come from
-        one thread)."""
+    def test_long_lines_of_one_connection_are_written_both_ways_while_measured(self):
+        """Lines of 1000 bytes from a single delivering thread, 100 a job (a
+        job fills a chunk): it hands its first jobs' messages over, then
+        formats and writes the next jobs' itself, and goes on the way that cost
+        less; each thread wrote lines, and every line is there once, in order."""
         threads, reader, out = self.write_and_measure_threads('fast-file("%s/out.log" template("${MSG}\\n"));',
-                                                              "out.log", pad=1000, debug=True)
-        self.assert_written_the_way_chosen(threads, reader, out)
+                                                              "out.log", pad=1000)
+        self.assert_written_both_ways(threads, reader, out)
         seqs, torn = read_seqs(out)
         self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
 
-    def test_long_lines_of_one_connection_into_a_templated_name_are_written_by_the_way_chosen(self):
+    def test_long_lines_of_one_connection_into_a_templated_name_are_written_both_ways_while_measured(self):
         """The same with a templated file name: a single connection's delivering
-        thread, alone for good, goes the way it measured cheaper as with a
-        literal name (its own batches, when it formats and writes itself, as
-        while other delivering threads were at work lately)."""
+        thread, alone for good, measures both ways as with a literal name, and
+        formatting on it, it writes batches of its own (the debug log says so)."""
         threads, reader, out = self.write_and_measure_threads(
             'fast-file("%s/out-${FACILITY}.log" template("${MSG}\\n"));', "out-user.log", pad=1000, debug=True)
-        self.assert_written_the_way_chosen(threads, reader, out)
+        self.assert_written_both_ways(threads, reader, out)
+        self.assertIn("delivering threads write batches of their own", self.daemon_output)
         seqs, torn = read_seqs(out)
         self.assertEqual((seqs, torn), (list(range(self.THREAD_TEST_LINES)), []))
 
