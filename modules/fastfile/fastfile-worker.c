@@ -752,7 +752,7 @@ typedef struct _FastFileDeferred
   GString *lines;                     /* their formatted lines, one after another */
   GString *names;                     /* their file names (templated names only) */
   guint kept;                         /* of them, held with the caller's reference: not yet counted */
-  GArray *written;                    /* records of batches written here, settled a few per message delivered */
+  GArray *written;                    /* records of batches written here, settled one per message delivered */
   guint written_head;                 /* the first of them not settled yet */
   gboolean short_lines;               /* the lines last staged were short: batch apart */
   guint mixed_jobs;                   /* own batches went to several files: this many jobs stage as before */
