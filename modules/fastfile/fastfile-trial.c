@@ -25,7 +25,6 @@ fastfile_trial_init(FastFileTrial *self)
   memset(self, 0, sizeof(*self));
   self->way = FASTFILE_WAY_HANDING;
   self->chosen = FASTFILE_WAY_HANDING;
-  self->retry_after = FASTFILE_TRIAL_RETRY;
 }
 
 const gchar *
@@ -42,24 +41,15 @@ _next_way(FastFileTrial *self)
   gdouble handing = self->ns_per_message[FASTFILE_WAY_HANDING];
   gdouble own = self->ns_per_message[FASTFILE_WAY_OWN];
 
-  gboolean retried = self->retrying;
-
-  self->retrying = FALSE;
   if (self->ns_per_message[other] == 0)
     return other;
   /* handing over unless formatting here was clearly cheaper: within the margin the two are one */
-  FastFileWay before = self->chosen;
   self->chosen = own < handing * FASTFILE_TRIAL_MARGIN ? FASTFILE_WAY_OWN : FASTFILE_WAY_HANDING;
-  if (self->chosen != before)
-    self->retry_after = FASTFILE_TRIAL_RETRY;
-  else if (retried)
-    self->retry_after = MIN(self->retry_after * 2, FASTFILE_TRIAL_RETRY_MAX);
   if (self->way != (gint) self->chosen)
     return self->chosen;
-  if (++self->windows_since_retry >= self->retry_after)
+  if (++self->windows_since_retry >= FASTFILE_TRIAL_RETRY)
     {
       self->windows_since_retry = 0;
-      self->retrying = TRUE;
       return 1 - self->chosen;
     }
   return self->chosen;

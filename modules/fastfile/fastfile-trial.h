@@ -48,13 +48,8 @@
  * the end of each, from the end of the window's first (which lets the other
  * way's tail be written first) to the end of its last.  Each way is measured
  * once at the start, then the cheaper one is taken and the other tried again
- * for one window after FASTFILE_TRIAL_RETRY windows, as the machine or the
- * messages may change; each retry that loses again doubles the windows
- * before the next, up to FASTFILE_TRIAL_RETRY_MAX, and a change of way
- * starts them over.  A retry is not free: at 1000 B on the VM of 2026-12-05
- * a window of handing over held more messages in flight, and the heap
- * glibc trimmed after it was grown again a page fault at a time (bursts of
- * 400-600 faults, 10-12 us each there).  A way is taken over the other only when it was at
+ * for one window every FASTFILE_TRIAL_RETRY windows, as the machine or the
+ * messages may change.  A way is taken over the other only when it was at
  * least FASTFILE_TRIAL_MARGIN cheaper; otherwise handing over stays (it keeps
  * the delivering thread's caches to the reading).
  *
@@ -66,7 +61,6 @@
  */
 #define FASTFILE_TRIAL_JOBS 16
 #define FASTFILE_TRIAL_RETRY 32
-#define FASTFILE_TRIAL_RETRY_MAX 256
 #define FASTFILE_TRIAL_MIN_MESSAGES 64
 /* a job's clock starts at its message of this number: a job of a few messages (syslog-ng's default
  * log-fetch-limit(10)) never hands over and pays no clock reading */
@@ -92,8 +86,6 @@ typedef struct _FastFileTrial
   gdouble ns_per_message[2];         /* each way's last window, both threads (FastFileWay); 0: not measured */
   gdouble writer_ns_per_message[2];  /* of which the writer's thread */
   guint windows_since_retry;
-  guint retry_after;                 /* windows of the chosen way before the other is tried again */
-  gboolean retrying;                 /* this window tries the way not chosen again */
 } FastFileTrial;
 
 void fastfile_trial_init(FastFileTrial *self);

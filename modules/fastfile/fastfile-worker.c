@@ -582,8 +582,7 @@ _time_job(FastFileWorker *self, gint thread_id)
               evt_tag_printf("of_which_writer_thread_handing_over", "%.0f",
                              self->trial.writer_ns_per_message[FASTFILE_WAY_HANDING]),
               evt_tag_printf("of_which_writer_thread_own", "%.0f",
-                             self->trial.writer_ns_per_message[FASTFILE_WAY_OWN]),
-              evt_tag_int("windows_before_next_retry", (gint) self->trial.retry_after));
+                             self->trial.writer_ns_per_message[FASTFILE_WAY_OWN]));
 }
 
 /* the end of a main loop job that staged records here: have them written */

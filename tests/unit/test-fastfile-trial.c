@@ -129,53 +129,6 @@ test_follows_a_machine_that_changes(void)
   g_assert_cmpint(own, <=, FASTFILE_TRIAL_RETRY + 2);
 }
 
-/* the windows of a run of n on such a machine that went the way not chosen at their start; their count */
-static gint
-retries(FastFileTrial *trial, gint64 handing_ns, gint64 own_ns, gint n, gint *at, gint max)
-{
-  gint found = 0;
-
-  for (gint i = 0; i < n; i++)
-    {
-      gboolean handing = fastfile_trial_hands_over(trial);
-      if (i > 0 && handing != (trial->chosen == FASTFILE_WAY_HANDING) && found < max)
-        at[found++] = i;
-      window(trial, handing ? handing_ns : own_ns);
-    }
-  return found;
-}
-
-/* a retry costs a window of the dearer way (and, at 1000 B on 2026-12-05's VM, a burst of page
- * faults): each one that loses again comes after twice the windows, up to FASTFILE_TRIAL_RETRY_MAX;
- * a change of way starts them over */
-static void
-test_retries_that_lose_come_less_often(void)
-{
-  FastFileTrial trial;
-  gint at[8];
-
-  fastfile_trial_init(&trial);
-  /* the first two windows measure both ways; own is chosen */
-  window(&trial, 1210);
-  window(&trial, 840);
-  g_assert_false(fastfile_trial_hands_over(&trial));
-  gint n = retries(&trial, 1210, 840, 32 + 64 + 128 + 2 * FASTFILE_TRIAL_RETRY_MAX + 5 + 6, at, 8);
-  g_assert_cmpint(n, ==, 5);
-  g_assert_cmpint(at[0], ==, FASTFILE_TRIAL_RETRY - 1);
-  g_assert_cmpint(at[1] - at[0], ==, 2 * FASTFILE_TRIAL_RETRY + 1);
-  g_assert_cmpint(at[2] - at[1], ==, 4 * FASTFILE_TRIAL_RETRY + 1);
-  g_assert_cmpint(at[3] - at[2], ==, FASTFILE_TRIAL_RETRY_MAX + 1);
-  g_assert_cmpint(at[4] - at[3], ==, FASTFILE_TRIAL_RETRY_MAX + 1);
-
-  /* handing over becomes cheap: the next retry finds so, and own is tried again after FASTFILE_TRIAL_RETRY */
-  gint own = run(&trial, 500, 840, FASTFILE_TRIAL_RETRY_MAX + 2);
-  g_assert_true(fastfile_trial_hands_over(&trial));
-  g_assert_cmpint(own, <=, FASTFILE_TRIAL_RETRY_MAX + 1);
-  n = retries(&trial, 500, 840, 3 * FASTFILE_TRIAL_RETRY, at, 8);
-  g_assert_cmpint(n, >=, 1);
-  g_assert_cmpint(at[0], <=, FASTFILE_TRIAL_RETRY);
-}
-
 static void
 test_small_jobs_are_not_measured(void)
 {
@@ -239,7 +192,6 @@ main(int argc, char **argv)
   g_test_add_func("/fastfile/trial/handing-over-when-cheaper-or-within-the-margin",
                   test_handing_over_when_cheaper_or_within_the_margin);
   g_test_add_func("/fastfile/trial/follows-a-machine-that-changes", test_follows_a_machine_that_changes);
-  g_test_add_func("/fastfile/trial/retries-that-lose-come-less-often", test_retries_that_lose_come_less_often);
   g_test_add_func("/fastfile/trial/small-jobs-are-not-measured", test_small_jobs_are_not_measured);
   g_test_add_func("/fastfile/trial/counts-the-writer-threads-cpu", test_counts_the_writer_threads_cpu);
   g_test_add_func("/fastfile/trial/shared-jobs-restart-the-window", test_shared_jobs_restart_the_window);
