@@ -41,9 +41,13 @@ _others_open(FastFileWorker *self)
 
 /* settled records collected per round trip through the lock */
 #define FASTFILE_COLLECT_CHUNK 256
-/* collected by a delivering thread per message it delivers: a message freed
- * for each one made, so that malloc serves the next one from its per-thread
- * cache (a burst of frees overflows it into the arena's bins) */
+/* settled by a delivering thread per message it delivers, on each of its
+ * paths (taken back from the lane or the hand-over, or written in a batch
+ * of its own): a message freed for each one made, so that malloc serves the
+ * next one from its per-thread cache (tcache) with the chunk the last one
+ * left; freeing two per message overflowed it into the arena's bins
+ * (callgrind, 100 B: 80 Ir per message more in _int_malloc and _int_free
+ * than the bench's (x), which frees one) */
 #define FASTFILE_COLLECT_PER_MESSAGE 1
 
 /* LogQueueFifo, the memory queue (its type string is the same in 3.38 and 4.x) */
@@ -885,24 +889,19 @@ _settle_own(FastFileWorker *self, FastFileDeferredRecord *records, guint n, gboo
     }
 }
 
-/* A batch written here is settled a record per message delivered after
- * it, and the rest at the end of the job.  Letting go of a whole batch at
- * once (up to FASTFILE_OWN_RECORDS messages, 600 KiB at 1000 B) gives glibc
- * a free top of the thread's heap to trim, and the next messages grow it
- * again a page fault at a time (measured on 2026-12-05's VM at 1000 B: 0.025
- * page faults per message, sysmalloc and _int_malloc 0.1 CPU-us/msg more
- * than the bench's (x)).  One, not two: a message freed for each one made
- * keeps the thread's malloc cache (tcache) at its level, and each new
- * message takes the chunk the last one left; freeing two per message
- * overflowed it into the arena's bins (callgrind, 100 B: 80 Ir per message
- * more in _int_malloc and _int_free than the bench's (x), which frees one;
- * with one, the record's mark flag and no copy of the records, the
- * reader's L1d misses per message went 9.5 -> 7.6 read, 8.4 -> 7.6
- * written).  The written records and the batch being formatted stay within
- * one batch's records together: each message adds one to the batch and
- * settles one written, and a write moves the batch to the written. */
-#define FASTFILE_OWN_SETTLE_PER_MESSAGE 1
-
+/* A batch written here is settled FASTFILE_COLLECT_PER_MESSAGE records
+ * per message delivered after it, and the rest at the end of the job.
+ * Letting go of a whole batch at once (up to FASTFILE_OWN_RECORDS messages,
+ * 600 KiB at 1000 B) gives glibc a free top of the thread's heap to trim,
+ * and the next messages grow it again a page fault at a time (measured on
+ * 2026-12-05's VM at 1000 B: 0.025 page faults per message, sysmalloc and
+ * _int_malloc 0.1 CPU-us/msg more than the bench's (x)).  With one per
+ * message, the record's mark flag and no copy of the records, the reader's
+ * L1d misses per message went 9.5 -> 7.6 read, 8.4 -> 7.6 written
+ * (callgrind, 100 B).  The written records and the batch being formatted
+ * stay within one batch's records together: each message adds one to the
+ * batch and settles one written, and a write moves the batch to the
+ * written. */
 static void
 _settle_written(FastFileWorker *self, FastFileDeferred *deferred, guint max)
 {
@@ -967,7 +966,7 @@ _defer(FastFileWorker *self, FastFilePrepared *prepared, LogMessage *msg, gint32
   if (!keep)
     log_msg_add_ack(msg, path_options);
   g_array_append_val(deferred->records, record);
-  _settle_written(self, deferred, FASTFILE_OWN_SETTLE_PER_MESSAGE);
+  _settle_written(self, deferred, FASTFILE_COLLECT_PER_MESSAGE);
   return TRUE;
 }
 
