@@ -143,6 +143,49 @@ test_small_jobs_are_not_measured(void)
   g_assert_cmpuint(trial.jobs, ==, 0);
 }
 
+/* the chosen way's windows are not held against an old measure of the other way: the machine's speed moves between
+ * them (on 2026-12-05's VM at 1000 B the own way measured 1.26 us/msg and a few windows later 1.73, against handing
+ * over's 1.74 from long before, and handing over was taken for windows in which it cost more) */
+static void
+test_a_slow_window_of_the_chosen_way_does_not_switch(void)
+{
+  FastFileTrial trial;
+
+  fastfile_trial_init(&trial);
+  run(&trial, 1740, 1260, 4);
+  g_assert_false(fastfile_trial_hands_over(&trial));
+  /* the machine slows for a window: the own way costs more than handing over did before */
+  g_assert_false(window(&trial, 1900));
+  g_assert_false(fastfile_trial_hands_over(&trial));
+  g_assert_cmpint(trial.chosen, ==, FASTFILE_WAY_OWN);
+  g_assert_cmpint(run(&trial, 1740, 1260, FASTFILE_TRIAL_RETRY - 8), ==, FASTFILE_TRIAL_RETRY - 8);
+}
+
+/* a retry of the other way is weighed against the chosen way's window just before it, and within the margin the
+ * chosen way stays: the two are one, and each switch costs the tail of the other way */
+static void
+test_a_retry_within_the_margin_keeps_the_chosen_way(void)
+{
+  FastFileTrial trial;
+
+  fastfile_trial_init(&trial);
+  /* own chosen: 1.30 against 1.74 */
+  run(&trial, 1740, 1300, 2);
+  g_assert_false(fastfile_trial_hands_over(&trial));
+  /* the retry's window of handing over costs 1.31: not cheaper by the margin, the own way stays */
+  run(&trial, 1310, 1300, FASTFILE_TRIAL_RETRY + 2);
+  g_assert_false(fastfile_trial_hands_over(&trial));
+  g_assert_cmpint(trial.chosen, ==, FASTFILE_WAY_OWN);
+
+  /* and the other way round: handing over chosen, a retry of the own way 5% cheaper leaves it */
+  fastfile_trial_init(&trial);
+  run(&trial, 1000, 2000, 2);
+  g_assert_true(fastfile_trial_hands_over(&trial));
+  run(&trial, 1000, 950, FASTFILE_TRIAL_RETRY + 2);
+  g_assert_true(fastfile_trial_hands_over(&trial));
+  g_assert_cmpint(trial.chosen, ==, FASTFILE_WAY_HANDING);
+}
+
 /* handing over costs the delivering thread less, and the writer's thread more than that saves: the two together
  * are what a connection costs the machine */
 static void
@@ -192,6 +235,10 @@ main(int argc, char **argv)
   g_test_add_func("/fastfile/trial/handing-over-when-cheaper-or-within-the-margin",
                   test_handing_over_when_cheaper_or_within_the_margin);
   g_test_add_func("/fastfile/trial/follows-a-machine-that-changes", test_follows_a_machine_that_changes);
+  g_test_add_func("/fastfile/trial/a-slow-window-of-the-chosen-way-does-not-switch",
+                  test_a_slow_window_of_the_chosen_way_does_not_switch);
+  g_test_add_func("/fastfile/trial/a-retry-within-the-margin-keeps-the-chosen-way",
+                  test_a_retry_within_the_margin_keeps_the_chosen_way);
   g_test_add_func("/fastfile/trial/small-jobs-are-not-measured", test_small_jobs_are_not_measured);
   g_test_add_func("/fastfile/trial/counts-the-writer-threads-cpu", test_counts_the_writer_threads_cpu);
   g_test_add_func("/fastfile/trial/shared-jobs-restart-the-window", test_shared_jobs_restart_the_window);
