@@ -16,6 +16,8 @@
  */
 #include "fastfile-format.h"
 #include "template/eval.h"
+#include "template/repr.h"
+#include "template/macros.h"
 #include "timeutils/format.h"
 #include "timeutils/zoneinfo.h"
 #include "messages.h"
@@ -179,6 +181,24 @@ _strip_trailing_newline(GString *text, gsize start)
     {
       g_string_truncate(text, text->len - 1);
       return TRUE;
+    }
+  return FALSE;
+}
+
+/* whether a template may read ${SEQNUM}: a ${SEQNUM} macro, or any template function (its
+ * arguments are templates of their own, and some read every macro, as format-json
+ * --scope all-macros does) */
+gboolean
+fastfile_template_reads_seq_num(const LogTemplate *template)
+{
+  if (!template)
+    return FALSE;
+  for (GList *l = template->compiled_template; l; l = l->next)
+    {
+      const LogTemplateElem *e = l->data;
+
+      if (e->type == LTE_FUNC || (e->type == LTE_MACRO && e->macro == M_SEQNUM))
+        return TRUE;
     }
   return FALSE;
 }

@@ -197,7 +197,7 @@ _end_record(FastFileLane *self, FastFileEntry *entry, gsize before, FastFileStag
 static void
 _stage_own(FastFileLane *self, FastFileEntry *entry, LogMessage *msg)
 {
-  gint32 seq_num = fastfile_record_takes_seq_num(self->formatter.record, msg) && self->seq_num
+  gint32 seq_num = fastfile_record_steps_seq_num(self->formatter.record, msg) && self->seq_num
                    ? step_sequence_number_atomic(self->seq_num) : 0;
   gsize before = batch_buffer_len(&entry->fill);
   gsize size = log_msg_get_size(msg);

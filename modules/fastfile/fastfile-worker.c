@@ -163,6 +163,7 @@ _take_mine_locked(FastFileWorker *self, gint thread_id)
   g_assert(!self->taken[thread_id] || self->taken[thread_id]->len == 0);
   self->theirs[thread_id] = self->taken[thread_id];
   self->taken[thread_id] = theirs;
+  self->counts[thread_id].taken_len = theirs->len;
 }
 
 /* a delivering thread, without the lock: the records it took back and has
@@ -170,14 +171,15 @@ _take_mine_locked(FastFileWorker *self, gint thread_id)
 static void
 _settle_taken(FastFileWorker *self, gint thread_id)
 {
-  GArray *taken = self->taken[thread_id];
-
-  if (!taken || taken->len == 0)
+  /* the array's header is written by the threads that fill it: read only when it has records */
+  if (self->counts[thread_id].taken_len == 0)
     return;
-  guint at = self->taken_settled[thread_id];
+  GArray *taken = self->taken[thread_id];
+  guint at = self->counts[thread_id].taken_settled;
   _settle_held(self, &g_array_index(taken, FastFileRecord, at), taken->len - at);
   g_array_set_size(taken, 0);
-  self->taken_settled[thread_id] = 0;
+  self->counts[thread_id].taken_settled = 0;
+  self->counts[thread_id].taken_len = 0;
 }
 
 /* lock held on entry and on return; released while acking; thread_id: the
@@ -557,9 +559,9 @@ static gboolean _shared_lately(FastFileWorker *self);
 static void
 _time_job(FastFileWorker *self, gint thread_id)
 {
-  guint messages = self->job_messages[thread_id];
+  guint messages = self->counts[thread_id].job_messages;
 
-  self->job_messages[thread_id] = 0;
+  self->counts[thread_id].job_messages = 0;
   /* a job of a few messages does not hand over and pays no clock reading */
   if (messages <= FASTFILE_TRIAL_CLOCK_FROM)
     return;
@@ -570,7 +572,7 @@ _time_job(FastFileWorker *self, gint thread_id)
       g_mutex_unlock(&self->lock);
       return;
     }
-  gint64 cpu_ns = fastfile_trial_thread_cpu_ns() - self->job_cpu_from[thread_id];
+  gint64 cpu_ns = fastfile_trial_thread_cpu_ns() - self->counts[thread_id].job_cpu_from;
   gint64 writer_cpu_ns = self->writer_clock_set ? fastfile_trial_cpu_ns(self->writer_clock) : -1;
   g_mutex_lock(&self->lock);
   gboolean changed = fastfile_trial_job(&self->trial, messages, messages - FASTFILE_TRIAL_CLOCK_FROM, cpu_ns,
@@ -602,9 +604,9 @@ _job_done(gpointer user_data)
    * log-fetch-limit(10)) is staged and written here, after what went before,
    * as before (_write_here_locked()), without a wake-up of this worker's
    * thread */
-  gboolean woke = self->handed_in_job[thread_id];
+  gboolean woke = self->counts[thread_id].handed_in_job;
   _hand_over_chunk(self, thread_id, woke);
-  self->handed_in_job[thread_id] = FALSE;
+  self->counts[thread_id].handed_in_job = FALSE;
   /* another thread's chunk holds messages delivered before this job's: they
    * go first.  That thread hands it over at its next message or at the end
    * of its job, and waits for nobody before it does (its own chunk is the
@@ -1282,7 +1284,7 @@ _hand_over_chunk(FastFileWorker *self, gint thread_id, gboolean wake)
   g_queue_push_tail(&self->handed, chunk);
   g_atomic_int_inc(&self->handed_count);
   self->handing[thread_id] = g_queue_pop_head(&self->handed_spare);
-  self->handed_in_job[thread_id] |= wake;
+  self->counts[thread_id].handed_in_job |= wake;
   gboolean post = wake && !self->handover_posted;
   self->handover_posted |= wake;
   g_mutex_unlock(&self->handover_lock);
@@ -1298,18 +1300,20 @@ _hand_over_chunk(FastFileWorker *self, gint thread_id, gboolean wake)
 static void
 _settle_taken_some(FastFileWorker *self, gint thread_id, guint max)
 {
-  GArray *taken = self->taken[thread_id];
+  FastFileThreadCounts *counts = &self->counts[thread_id];
 
-  if (!taken || self->taken_settled[thread_id] >= taken->len)
+  if (counts->taken_settled >= counts->taken_len)
     return;
-  guint at = self->taken_settled[thread_id];
-  guint n = MIN(max, taken->len - at);
+  GArray *taken = self->taken[thread_id];
+  guint at = counts->taken_settled;
+  guint n = MIN(max, counts->taken_len - at);
   _settle_held(self, &g_array_index(taken, FastFileRecord, at), n);
-  self->taken_settled[thread_id] += n;
-  if (self->taken_settled[thread_id] == taken->len)
+  counts->taken_settled += n;
+  if (counts->taken_settled == counts->taken_len)
     {
       g_array_set_size(taken, 0);
-      self->taken_settled[thread_id] = 0;
+      counts->taken_settled = 0;
+      counts->taken_len = 0;
     }
 }
 
@@ -1352,8 +1356,7 @@ _hand_over(FastFileWorker *self, LogMessage *msg, gint32 seq_num, const LogPathO
   _hand_over_chunk(self, thread_id, TRUE);
   /* what this worker's thread wrote of this thread's messages, to ack and free here, where they were made,
    * once those taken before are */
-  GArray *taken = self->taken[thread_id];
-  if ((taken && taken->len) || !g_mutex_trylock(&self->lock))
+  if (self->counts[thread_id].taken_len || !g_mutex_trylock(&self->lock))
     return;
   _take_mine_locked(self, thread_id);
   g_mutex_unlock(&self->lock);
@@ -1392,7 +1395,7 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
    * inserts at the same time steps it without atomics (one worker), which
    * can only repeat a number */
   gint32 seq_num = 0;
-  if (fastfile_record_takes_seq_num(self->options->lane.record, msg))
+  if (fastfile_record_steps_seq_num(self->options->lane.record, msg))
     seq_num = step_sequence_number_atomic(&owner->shared_seq_num);
 
   /* the first message of a job registers its end, and goes apart as the others when it may: a
@@ -1406,8 +1409,8 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
     }
   /* its end (_job_done()) reads the clock again */
   if (in_job && self->hand_over && self->direct.job_registered[thread_id]
-      && ++self->job_messages[thread_id] == FASTFILE_TRIAL_CLOCK_FROM)
-    self->job_cpu_from[thread_id] = fastfile_trial_thread_cpu_ns();
+      && ++self->counts[thread_id].job_messages == FASTFILE_TRIAL_CLOCK_FROM)
+    self->counts[thread_id].job_cpu_from = fastfile_trial_thread_cpu_ns();
   if (in_job && _hands_over(self, msg, path_options, thread_id))
     {
       _hand_over(self, msg, seq_num, path_options, keep, thread_id);

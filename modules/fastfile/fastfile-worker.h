@@ -103,6 +103,26 @@ typedef struct _FastFileHanded
  * and both CPUs format */
 #define FASTFILE_HANDOVER_MAX_CHUNKS 8
 
+/* what a main loop thread writes here per message, on cache lines no other thread writes: as elements
+ * of arrays indexed by thread, the counters of the four threads of four connections shared a line,
+ * which went back and forth between the two CPUs once per message (syslog-ng 4.8.1, 100 B, perf:
+ * 0.14 us per message on the `++` of the job's messages) */
+typedef struct _FastFileThreadCounts
+{
+  /* its job's messages so far, and its CPU clock at message FASTFILE_TRIAL_CLOCK_FROM (the trial) */
+  guint job_messages;
+  gint64 job_cpu_from;
+  /* its `taken` records (their array's length, which other threads' writes keep away from this CPU's
+   * cache), and of them those settled so far (a few per message handed over) */
+  guint taken_len;
+  guint taken_settled;
+  /* its job woke this worker's thread for a chunk */
+  gboolean handed_in_job;
+  /* the worker is allocated with malloc()'s alignment, so a 64-byte element could share a line with
+   * the next one: this keeps any two threads' counts more than a line apart */
+  gchar spacing[96];
+} FastFileThreadCounts;
+
 typedef struct _FastFileWorker
 {
   LogThreadedDestWorker super;
@@ -157,15 +177,10 @@ typedef struct _FastFileWorker
    * (_hand_over()): the chunk each main loop thread fills (that thread's only), and under handover_lock
    * the chunks handed over, in order, and the emptied ones */
   struct _FastFileHanded *handing[MAIN_LOOP_MAX_WORKER_THREADS];
-  /* per main loop thread: of its `taken` records, those settled so far (a few per message handed over) */
-  guint taken_settled[MAIN_LOOP_MAX_WORKER_THREADS];
-  /* per main loop thread: its job woke this worker's thread for a chunk (that thread's only) */
-  gboolean handed_in_job[MAIN_LOOP_MAX_WORKER_THREADS];
-  /* which way a lone delivering thread goes (fastfile-trial.h), and per thread its job's messages so far and its
-   * CPU clock at message FASTFILE_TRIAL_CLOCK_FROM */
+  /* which way a lone delivering thread goes (fastfile-trial.h) */
   FastFileTrial trial;
-  guint job_messages[MAIN_LOOP_MAX_WORKER_THREADS];
-  gint64 job_cpu_from[MAIN_LOOP_MAX_WORKER_THREADS];
+  /* per main loop thread: its counts (that thread's only) */
+  FastFileThreadCounts counts[MAIN_LOOP_MAX_WORKER_THREADS];
   /* this worker's thread's CPU clock, for the trial to read from the delivering thread */
   clockid_t writer_clock;
   gboolean writer_clock_set;

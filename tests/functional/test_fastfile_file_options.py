@@ -292,6 +292,23 @@ def sized_lines(sizes):
     return out
 
 
+class TestSeqnumRead(Differential):
+    """fast-file() steps its sequence number only when its output reads it (a ${SEQNUM} macro, a template
+    function, the RFC 5424 sequenceId); each way of reading it numbers the local messages as file() does"""
+
+    def check_numbered(self, opts, pattern):
+        w = self.run_pair('"%(w)s/file.out" ' + opts, '"%(w)s/fast.out" ' + opts, stream_lines(30))
+        stock, fast = self.pair_outputs(w)
+        self.assertEqual(re.findall(pattern, stock, re.M)[:3], [b"1", b"2", b"3"], stock[:300])
+        self.assert_same(stock, fast)
+
+    def test_template_function_reads_seqnum(self):
+        self.check_numbered('template("$(echo ${SEQNUM}) ${MSG}\\n")', rb"^(\d+) message")
+
+    def test_macro_reads_seqnum(self):
+        self.check_numbered('template("${MSG} #${SEQNUM}\\n")', rb"#(\d+)$")
+
+
 class TestNoMultiLine(Differential):
     def test_default_format_and_templates(self):
         for opts in ("flags(no-multi-line)", 'flags(no-multi-line) template("${MSG}|${PROGRAM}\\n")',

@@ -459,6 +459,35 @@ test_marks_dst_idle_and_internal(void)
   g_free(path);
 }
 
+/* which templates read the destination's number: the step is left out for the others */
+static void
+test_template_reads_seq_num(void)
+{
+  static const struct
+  {
+    const gchar *template;
+    gboolean reads;
+  } cases[] =
+  {
+    { "${ISODATE} ${HOST} ${MSGHDR}${MSG}\n", FALSE },
+    { "literal text", FALSE },
+    { "$SEQNUM", TRUE },
+    { "${MSG} ${SEQNUM}\n", TRUE },
+    /* a template function (any may read it) needs its plugin loaded: the functional
+     * test TestSeqnumRead has it, with the daemon */
+  };
+
+  CU_ASSERT_FALSE(fastfile_template_reads_seq_num(NULL));
+  for (gsize i = 0; i < G_N_ELEMENTS(cases); i++)
+    {
+      LogTemplate *template = log_template_new(cfg, NULL);
+
+      CU_ASSERT_FATAL(log_template_compile(template, cases[i].template, NULL));
+      CU_ASSERT_EQUAL(fastfile_template_reads_seq_num(template), cases[i].reads);
+      log_template_unref(template);
+    }
+}
+
 static int
 suite_init(void)
 {
@@ -485,6 +514,7 @@ static CU_TestInfo file_option_tests[] =
   { "suppress(): runs of repeats and their summaries", test_suppress_runs_and_summaries },
   { "suppress(): per file", test_suppress_per_file },
   { "MARK: dst-idle, internal() MARKs left out", test_marks_dst_idle_and_internal },
+  { "which templates read ${SEQNUM}", test_template_reads_seq_num },
   CU_TEST_INFO_NULL,
 };
 
