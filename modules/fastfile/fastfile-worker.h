@@ -106,7 +106,7 @@ typedef struct _FastFileHanded
 /* what a main loop thread writes here per message, on cache lines no other thread writes: as elements
  * of arrays indexed by thread, the counters of the four threads of four connections shared a line,
  * which went back and forth between the two CPUs once per message (syslog-ng 4.8.1, 100 B, perf:
- * 0.14 us per message on the `++` of the job's messages) */
+ * about 0.12 us per message on the `++` of the job's messages) */
 typedef struct _FastFileThreadCounts
 {
   /* its job's messages so far, and its CPU clock at message FASTFILE_TRIAL_CLOCK_FROM (the trial) */

@@ -458,8 +458,7 @@ _init(LogPipe *s)
     self->template = log_template_ref(cfg->file_template);
   self->record_options.seq_num_read = self->record_options.syslog_protocol
                                       || fastfile_template_reads_seq_num(self->template)
-                                      || (!self->filename_is_literal
-                                          && fastfile_template_reads_seq_num(self->filename_template));
+                                      || fastfile_template_reads_seq_num(self->filename_template);
   /* flags(ignore-errors): a file that fails gives up its records at once instead of retrying,
    * and the next batch is tried without waiting for time-reopen() */
   if (self->writer_flags & LWO_IGNORE_ERRORS)
