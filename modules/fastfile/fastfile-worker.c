@@ -1221,7 +1221,8 @@ _stage_handed_locked(FastFileWorker *self, gboolean write)
   while (g_atomic_int_get(&self->handed_count) > 0)
     {
       g_mutex_lock(&self->handover_lock);
-      FastFileHanded *chunk = g_queue_pop_head(&self->handed);
+      GList *link = g_queue_pop_head_link(&self->handed);
+      FastFileHanded *chunk = link ? link->data : NULL;
       if (chunk)
         g_atomic_int_dec_and_test(&self->handed_count);
       if (g_queue_is_empty(&self->handed))
@@ -1255,7 +1256,7 @@ _stage_handed_locked(FastFileWorker *self, gboolean write)
       chunk->count = 0;
       chunk->bytes = 0;
       g_mutex_lock(&self->handover_lock);
-      g_queue_push_tail(&self->handed_spare, chunk);
+      g_queue_push_tail_link(&self->handed_spare, &chunk->link);
       g_mutex_unlock(&self->handover_lock);
 
       /* a delivering thread stages before its own records: what they are staged with decides the write */
@@ -1281,9 +1282,10 @@ _hand_over_chunk(FastFileWorker *self, gint thread_id, gboolean wake)
   if (!chunk || chunk->count == 0)
     return;
   g_mutex_lock(&self->handover_lock);
-  g_queue_push_tail(&self->handed, chunk);
+  g_queue_push_tail_link(&self->handed, &chunk->link);
   g_atomic_int_inc(&self->handed_count);
-  self->handing[thread_id] = g_queue_pop_head(&self->handed_spare);
+  GList *spare = g_queue_pop_head_link(&self->handed_spare);
+  self->handing[thread_id] = spare ? spare->data : NULL;
   self->counts[thread_id].handed_in_job |= wake;
   gboolean post = wake && !self->handover_posted;
   self->handover_posted |= wake;
@@ -1326,6 +1328,10 @@ _hand_over(FastFileWorker *self, LogMessage *msg, gint32 seq_num, const LogPathO
   if (!chunk)
     {
       chunk = self->handing[thread_id] = g_new(FastFileHanded, 1);
+      chunk->link = (GList)
+      {
+        chunk, NULL, NULL
+      };
       chunk->count = 0;
       chunk->bytes = 0;
     }
@@ -1365,12 +1371,12 @@ _hand_over(FastFileWorker *self, LogMessage *msg, gint32 seq_num, const LogPathO
 static void
 _handed_free_all(FastFileWorker *self)
 {
-  FastFileHanded *chunk;
+  GList *link;
 
   for (gint i = 0; i < MAIN_LOOP_MAX_WORKER_THREADS; i++)
     g_free(self->handing[i]);
-  while ((chunk = g_queue_pop_head(&self->handed_spare)))
-    g_free(chunk);
+  while ((link = g_queue_pop_head_link(&self->handed_spare)))
+    g_free(link->data);
   g_assert(g_queue_is_empty(&self->handed));
 }
 

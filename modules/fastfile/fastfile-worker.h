@@ -91,6 +91,9 @@ typedef struct _FastFileHandedRecord
 
 typedef struct _FastFileHanded
 {
+  /* how `handed` and `handed_spare` hold it (it is in one of them at most): a node of their own would be
+   * an allocation per chunk each way */
+  GList link;
   gint thread;
   guint count;
   gsize bytes;

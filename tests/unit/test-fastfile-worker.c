@@ -879,6 +879,48 @@ test_direct_lone_deliverer_hands_over(void)
   g_free(path);
 }
 
+/* a chunk handed over and back costs no allocation: each carries the link
+ * by which the queues of chunks hold it, so that handing over allocates
+ * nothing per chunk (a GQueue node of its own was one malloc() per chunk
+ * each way with GLib >= 2.76, whose GSlice is malloc(): 0.05 allocations per
+ * message at 2000 B on syslog-ng 4.8.1) */
+static gboolean
+_chunk_holds_its_link(GList *link)
+{
+  FastFileHanded *chunk = link->data;
+  return (gchar *) link >= (gchar *) chunk && (gchar *) link < (gchar *) (chunk + 1);
+}
+
+static void
+test_direct_handed_over_chunks_carry_their_links(void)
+{
+  gchar *path = tmp_path("direct-handover-links.log");
+  Rig rig = rig_new(path, "${MSG}\n");
+  log_threaded_dest_driver_set_batch_lines(&rig.driver->super.super.super, 4);
+  rig_start(&rig);
+  FastFileWorker *worker = (FastFileWorker *) rig.worker;
+  Job *job = job_start(&rig);
+  acked = 0;
+
+  for (gint i = 0; i < 8; i++)
+    job_deliver(job, "h", "a");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&worker->handed_count), 2);
+  for (GList *link = g_queue_peek_head_link(&worker->handed); link; link = link->next)
+    CU_ASSERT_TRUE(_chunk_holds_its_link(link));
+  worker_writes(&rig);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&worker->handed_count), 0);
+  CU_ASSERT_TRUE(g_queue_get_length(&worker->handed_spare) >= 1);
+  for (GList *link = g_queue_peek_head_link(&worker->handed_spare); link; link = link->next)
+    CU_ASSERT_TRUE(_chunk_holds_its_link(link));
+  job_run(job, JOB_END, NULL);
+  assert_file(path, "a\na\na\na\na\na\na\na\n");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 8);
+
+  job_stop(job);
+  rig_free(&rig);
+  g_free(path);
+}
+
 /* the worker's thread falls behind: from FASTFILE_HANDOVER_MAX_CHUNKS
  * chunks on, the delivering thread stages what it handed over itself, then
  * its messages, in their order */
@@ -1781,6 +1823,7 @@ static CU_TestInfo worker_tests[] =
   { "direct: written at job end, acked after", test_direct_written_at_job_end_and_acked_after },
   { "direct: acked by the delivering thread", test_direct_acked_by_the_delivering_thread },
   { "direct: a lone deliverer hands its messages over", test_direct_lone_deliverer_hands_over },
+  { "direct: handed-over chunks carry their links", test_direct_handed_over_chunks_carry_their_links },
   {
     "direct: handed over, staged by the deliverer when the worker lags",
     test_direct_handed_over_staged_by_the_deliverer_when_the_worker_lags
