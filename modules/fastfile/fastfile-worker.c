@@ -1210,6 +1210,15 @@ _hands_over(FastFileWorker *self, LogMessage *msg, const LogPathOptions *path_op
          && fastfile_trial_hands_over(&self->trial);
 }
 
+/* the first chunk of `handed` or `handed_spare` (under handover_lock while threads run), or NULL:
+ * they hold chunks by the links the chunks carry */
+static FastFileHanded *
+_chunk_pop_head(GQueue *chunks)
+{
+  GList *link = g_queue_pop_head_link(chunks);
+  return link ? link->data : NULL;
+}
+
 /* lock held: stage the chunks handed over, in their order; with `write`
  * (this worker's thread) write them too, a chunk at a time */
 static void
@@ -1221,8 +1230,7 @@ _stage_handed_locked(FastFileWorker *self, gboolean write)
   while (g_atomic_int_get(&self->handed_count) > 0)
     {
       g_mutex_lock(&self->handover_lock);
-      GList *link = g_queue_pop_head_link(&self->handed);
-      FastFileHanded *chunk = link ? link->data : NULL;
+      FastFileHanded *chunk = _chunk_pop_head(&self->handed);
       if (chunk)
         g_atomic_int_dec_and_test(&self->handed_count);
       if (g_queue_is_empty(&self->handed))
@@ -1284,8 +1292,7 @@ _hand_over_chunk(FastFileWorker *self, gint thread_id, gboolean wake)
   g_mutex_lock(&self->handover_lock);
   g_queue_push_tail_link(&self->handed, &chunk->link);
   g_atomic_int_inc(&self->handed_count);
-  GList *spare = g_queue_pop_head_link(&self->handed_spare);
-  self->handing[thread_id] = spare ? spare->data : NULL;
+  self->handing[thread_id] = _chunk_pop_head(&self->handed_spare);
   self->counts[thread_id].handed_in_job |= wake;
   gboolean post = wake && !self->handover_posted;
   self->handover_posted |= wake;
@@ -1371,12 +1378,12 @@ _hand_over(FastFileWorker *self, LogMessage *msg, gint32 seq_num, const LogPathO
 static void
 _handed_free_all(FastFileWorker *self)
 {
-  GList *link;
+  FastFileHanded *chunk;
 
   for (gint i = 0; i < MAIN_LOOP_MAX_WORKER_THREADS; i++)
     g_free(self->handing[i]);
-  while ((link = g_queue_pop_head_link(&self->handed_spare)))
-    g_free(link->data);
+  while ((chunk = _chunk_pop_head(&self->handed_spare)))
+    g_free(chunk);
   g_assert(g_queue_is_empty(&self->handed));
 }
 
