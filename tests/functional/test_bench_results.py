@@ -157,5 +157,69 @@ class TestBenchMeasures(fdharness.TestCase):
         self.assertEqual(seen.read_text(), "glibc.malloc.trim_threshold=268435456")
 
 
+def _rounds(size, ceilings, fast=0.9, check="PASS"):
+    """A size's interleaved rounds of (a) and (d): (a) at each given rate, (d) at fast times it."""
+    return [{"case": key, "size": size, "n": 10, "run": i, "msgs_per_s": rate * factor, "check": check,
+             "detail": "" if check == "PASS" else "line 3 differs"}
+            for i, rate in enumerate(ceilings) for key, factor in (("a", 1.0), ("d", fast))]
+
+
+class TestBenchRetryNoisy(fdharness.TestCase):
+    """--retry-noisy N: a size whose table came out NOISY is measured again, up to N more times; the tables and
+    targets show its last attempt, and every attempt set aside stays in the results with why it was NOISY"""
+
+    def setUp(self):
+        self.bench = load_bench()
+
+    def attempts_of(self, tables, retries):
+        calls = []
+
+        def run_attempt(attempt):
+            calls.append(attempt)
+            return tables[attempt - 1], {}
+        got = self.bench.measure_size(run_attempt, retries)
+        return calls, got
+
+    def test_a_noisy_size_runs_again_until_quiet(self):
+        noisy, quiet = _rounds(100, [1000, 1800, 1000]), _rounds(100, [1000, 1050, 1100], fast=0.8)
+        calls, attempts = self.attempts_of([noisy, quiet, _rounds(100, [1, 2, 3])], retries=3)
+        self.assertEqual(calls, [1, 2])
+        self.assertEqual([a["attempt"] for a in attempts], [1, 2])
+        self.assertTrue(attempts[0]["noise"]["ceiling_noisy"])
+        self.assertFalse(attempts[1]["noise"]["noisy"])
+        self.assertIs(attempts[1]["results"], quiet)
+
+    def test_retries_stop_at_the_limit_and_keep_the_last(self):
+        tables = [_rounds(300, [1000, 1800]), _rounds(300, [1000, 2000]), _rounds(300, [1000, 1000])]
+        calls, attempts = self.attempts_of(tables, retries=1)
+        self.assertEqual(calls, [1, 2])
+        self.assertTrue(attempts[-1]["noise"]["noisy"])
+        calls, attempts = self.attempts_of(tables, retries=0)
+        self.assertEqual(calls, [1])
+
+    def test_a_quiet_first_attempt_is_the_only_one(self):
+        calls, attempts = self.attempts_of([_rounds(100, [1000, 1010])], retries=5)
+        self.assertEqual(calls, [1])
+
+    def test_set_aside_attempts_are_reported_and_their_outputs_still_count(self):
+        noisy = _rounds(100, [1000, 1800, 1000], fast=0.5, check="FAIL")
+        calls, attempts = self.attempts_of([noisy, _rounds(100, [1000, 1050])], retries=2)
+        text = self.bench.set_aside_section({100: attempts}, {}, [])
+        self.assertIn("### Set aside: 100 B attempt 1 of 2", text)
+        self.assertIn("the ceiling (a) moved 1.80x", text)
+        # its own rows: (d) at half the ceiling, and its wrong output
+        self.assertIn("| (d) fast-file() | 500 (500–900) |", text)
+        self.assertIn("**FAIL** 3/3: line 3 differs", text)
+        self.assertIn("Attempt 2 of this size (--retry-noisy); attempt 1 was NOISY",
+                      self.bench.attempt_line(attempts))
+        self.assertEqual(self.bench.attempt_line(attempts[:1]), "")
+        kept, aside = self.bench.split_attempts({100: attempts})
+        self.assertEqual(len(kept), 4)
+        self.assertEqual(len(aside), 6)
+        self.assertTrue(all(r["set_aside"] and r["attempt"] == 1 for r in aside))
+        wrong = [r for r in kept + aside if r.get("check") != "PASS"]
+        self.assertEqual(len(wrong), 6)
+
+
 if __name__ == "__main__":
     fdharness.main()
