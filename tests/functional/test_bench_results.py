@@ -221,5 +221,25 @@ class TestBenchRetryNoisy(fdharness.TestCase):
         self.assertEqual(len(wrong), 6)
 
 
+class TestBenchTargetBounds(fdharness.TestCase):
+    """1.3x stock at 100 B shows what the least destinations reached in the same rounds, as 85% of the
+    ceiling does: on a machine where stock file() runs close to the ceiling, the bar can be beyond them,
+    and a reader must see that in the run, not in a profile elsewhere"""
+
+    def test_one_connection_against_stock_names_the_least_destinations(self):
+        bench = load_bench()
+        rates = {"a": 1000, "b": 640, "d": 780, "r": 930, "u": 820, "y": 810, "x": 800}
+        by_case = {k: [{"case": k, "size": 100, "n": 10, "run": i, "msgs_per_s": v * (1 + i / 100), "check": "PASS",
+                        "cpu_us_per_msg": 1.0, "rss_mb": 10.0, "allocs_per_msg": 1.0}
+                       for i in range(3)] for k, v in rates.items()}
+        text = bench.targets_table([100], {100: by_case}, {100: {"noisy": False, "ceiling_noisy": False,
+                                                                 "noisy_runs": {}}}, {})
+        row = next(line for line in text.splitlines() if line.startswith("| (d) msgs/s >= 1.3x"))
+        self.assertIn("handing over, reading and acking only (u) is 1.28x (b): the bar is **out of reach**", row)
+        self.assertIn("the least a destination writing on its own thread does (y) is 1.27x (b)", row)
+        self.assertIn("the least a destination writing there does (x) is 1.25x (b)", row)
+        self.assertIn("**FAIL**", row)
+
+
 if __name__ == "__main__":
     fdharness.main()
