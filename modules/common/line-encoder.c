@@ -19,6 +19,7 @@
 #include <iconv.h>
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 
 #define LINE_ENCODER_MAX_SEQUENCE 32
 #define LINE_ENCODER_PROBE "A"
@@ -48,6 +49,7 @@ struct _LineEncoder
   const gchar *replacement;
   guint8 line_ending[LINE_ENCODER_MAX_SEQUENCE];
   gsize line_ending_len;
+  gsize code_unit;                /* bytes per code unit: 2 for UTF-16, 4 for UTF-32, else 1 */
   guint8 bom[LINE_ENCODER_MAX_SEQUENCE];
   gsize bom_len;
 };
@@ -457,6 +459,7 @@ line_encoder_new(const gchar *charset, LineEnding ending, GError **error)
   self->is_utf8 = _is_utf8_name(self->charset);
   self->cd = (iconv_t) -1;
 
+  self->code_unit = 1;
   if (self->is_utf8)
     {
       /* passed through as file() does: no converter */
@@ -473,6 +476,9 @@ line_encoder_new(const gchar *charset, LineEnding ending, GError **error)
       return NULL;
     }
   self->direct = _direct_encoding(self->charset);
+  /* every line ending is one code unit per character */
+  if (ending != LINE_ENDING_NONE)
+    self->code_unit = self->line_ending_len / strlen(line_ending_bytes[ending]);
   return self;
 }
 
@@ -569,4 +575,82 @@ void
 line_encoder_append_line_ending(const LineEncoder *self, GString *out)
 {
   g_string_append_len(out, (const gchar *) self->line_ending, self->line_ending_len);
+}
+
+static gboolean
+_pread_all(gint fd, guint8 *buf, gsize len, off_t offset)
+{
+  while (len > 0)
+    {
+      ssize_t n = pread(fd, buf, len, offset);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          if (n == 0)
+            errno = EIO;   /* the file shrank under us */
+          return FALSE;
+        }
+      buf += n;
+      len -= n;
+      offset += n;
+    }
+  return TRUE;
+}
+
+LineScanResult
+line_encoder_scan_tail(const LineEncoder *self, gint fd, off_t size, off_t *valid_end)
+{
+  gsize unit = self->code_unit;
+  const guint8 *line_end = self->line_ending + self->line_ending_len - unit;
+  guint8 last[LINE_ENCODER_MAX_SEQUENCE];
+
+  *valid_end = size;
+  if (self->line_ending_len == 0 || size == 0)
+    return LINE_SCAN_WHOLE;
+
+  /* the common case, one small read: the file ends in a line end */
+  if (size % unit == 0 && size >= (off_t) unit)
+    {
+      if (!_pread_all(fd, last, unit, size - unit))
+        return LINE_SCAN_READ_ERROR;
+      if (memcmp(last, line_end, unit) == 0)
+        return LINE_SCAN_WHOLE;
+    }
+
+  off_t start = size > LINE_SCAN_WINDOW ? size - LINE_SCAN_WINDOW : 0;
+  start -= start % unit;
+  gsize len = size - start;
+  guint8 *window = g_malloc(len);
+  LineScanResult result = LINE_SCAN_UNENDED;
+
+  if (!_pread_all(fd, window, len, start))
+    result = LINE_SCAN_READ_ERROR;
+  else
+    {
+      /* the last whole unit that is a line end; start is on a unit boundary */
+      for (gsize at = (len / unit) * unit; at >= unit; at -= unit)
+        {
+          if (memcmp(window + at - unit, line_end, unit) == 0)
+            {
+              *valid_end = start + at;
+              result = LINE_SCAN_TORN;
+              break;
+            }
+        }
+    }
+  gint error = errno;
+  g_free(window);
+  errno = error;
+  return result;
+}
+
+gsize
+line_encoder_end_unended(const LineEncoder *self, off_t size, guint8 out[LINE_ENCODER_MAX_END])
+{
+  gsize pad = (self->code_unit - size % self->code_unit) % self->code_unit;
+
+  memset(out, 0, pad);
+  memcpy(out + pad, self->line_ending, self->line_ending_len);
+  return pad + self->line_ending_len;
 }

@@ -64,6 +64,29 @@ void line_encoder_append_text(LineEncoder *self, const gchar *utf8, gsize len, G
 /* append the encoded line ending to out */
 void line_encoder_append_line_ending(const LineEncoder *self, GString *out);
 
+/* how far back from the end of a file line_encoder_scan_tail() looks for a line end */
+#define LINE_SCAN_WINDOW (1024 * 1024)
+/* the most bytes line_encoder_end_unended() makes */
+#define LINE_ENCODER_MAX_END 64
+
+typedef enum
+{
+  LINE_SCAN_WHOLE,        /* the file ends in a line end (or the records are not lines: line-ending(none)) */
+  LINE_SCAN_TORN,         /* a line cut short after the last whole one (a crash mid-write): cut at *valid_end */
+  LINE_SCAN_UNENDED,      /* no line end in the last LINE_SCAN_WINDOW bytes: not a record cut short, keep it */
+  LINE_SCAN_READ_ERROR,   /* errno set */
+} LineScanResult;
+
+/* Reads the end of fd's first `size` bytes: whether the file ends where a
+ * line does.  A line end is the last code unit of the line ending (so "\n"
+ * ends a line for crlf too), on a code unit boundary from the start of the
+ * file (UTF-16/32 text cut at an odd byte is cut back to a whole unit). */
+LineScanResult line_encoder_scan_tail(const LineEncoder *self, gint fd, off_t size, off_t *valid_end);
+/* the bytes that end a file of `size` bytes that line_encoder_scan_tail()
+ * found UNENDED: NULs up to the next code unit boundary, then the line
+ * ending; their number */
+gsize line_encoder_end_unended(const LineEncoder *self, off_t size, guint8 out[LINE_ENCODER_MAX_END]);
+
 #define LINE_ENCODER_ERROR line_encoder_error_quark()
 GQuark line_encoder_error_quark(void);
 

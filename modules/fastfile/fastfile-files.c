@@ -305,6 +305,88 @@ _cut_torn_unit(FastFileSet *self, FastFileEntry *entry)
     }
 }
 
+/* A plain file left ending in part of a record (a crash or a power cut
+ * mid-write; never acknowledged, so it comes again whole) is cut back to
+ * its last whole record before anything is appended, or the first record
+ * appended would be glued to the fragment.  Bytes with no line end within
+ * LINE_SCAN_WINDOW are not a record of ours cut short: they are kept and
+ * ended with a line ending.  FALSE: that ending could not be written. */
+static gboolean
+_cut_torn_record(FastFileSet *self, FastFileEntry *entry)
+{
+  struct stat st;
+  off_t valid_end;
+
+  if (fstat(entry->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+    return TRUE;
+
+  /* the descriptor is write-only: read the same file through /proc */
+  gchar proc_path[64];
+  g_snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", entry->fd);
+  gint rfd = open(proc_path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  LineScanResult scan = rfd >= 0 ? line_encoder_scan_tail(self->options.lines, rfd, st.st_size, &valid_end)
+                        : LINE_SCAN_READ_ERROR;
+  gint error = errno;
+  if (rfd >= 0)
+    close(rfd);
+
+  switch (scan)
+    {
+    case LINE_SCAN_WHOLE:
+      return TRUE;
+    case LINE_SCAN_TORN:
+      if (ftruncate(entry->fd, valid_end) == 0)
+        msg_warning("fast-file(): cut a partly written record off the end of the file",
+                    evt_tag_str("driver", self->options.driver_id),
+                    evt_tag_str("path", entry->path),
+                    evt_tag_long("offset", (glong) valid_end),
+                    evt_tag_long("cut_bytes", (glong) (st.st_size - valid_end)),
+                    log_pipe_location_tag(self->options.owner));
+      else
+        msg_error("fast-file(): error cutting a partly written record off the end of the file",
+                  evt_tag_str("driver", self->options.driver_id),
+                  evt_tag_str("path", entry->path),
+                  evt_tag_error("error"),
+                  log_pipe_location_tag(self->options.owner));
+      return TRUE;
+    case LINE_SCAN_UNENDED:
+    {
+      guint8 end[LINE_ENCODER_MAX_END];
+      gsize end_len = line_encoder_end_unended(self->options.lines, st.st_size, end);
+      BatchWriteResult result;
+
+      self->write_syscalls++;
+      if (!batch_writer_write(entry->fd, end, end_len, &result))
+        {
+          entry->last_errno = result.error;
+          msg_error("fast-file(): error ending the file's unended last line, retrying after time-reopen",
+                    evt_tag_str("driver", self->options.driver_id),
+                    evt_tag_str("path", entry->path),
+                    evt_tag_int("errno", result.error),
+                    evt_tag_str("error", g_strerror(result.error)),
+                    log_pipe_location_tag(self->options.owner));
+          return FALSE;
+        }
+      msg_warning("fast-file(): the file ends in bytes with no line ending that are not a record cut short; "
+                  "ended it with a line ending before appending",
+                  evt_tag_str("driver", self->options.driver_id),
+                  evt_tag_str("path", entry->path),
+                  evt_tag_long("offset", (glong) st.st_size),
+                  log_pipe_location_tag(self->options.owner));
+      return TRUE;
+    }
+    case LINE_SCAN_READ_ERROR:
+      msg_error("fast-file(): error reading the file to check its end for a partly written record",
+                evt_tag_str("driver", self->options.driver_id),
+                evt_tag_str("path", entry->path),
+                evt_tag_int("errno", error),
+                evt_tag_str("error", g_strerror(error)),
+                log_pipe_location_tag(self->options.owner));
+      return TRUE;
+    }
+  return TRUE;
+}
+
 static gboolean
 _open(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
 {
@@ -347,6 +429,16 @@ _open(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
 
   if (_compressed(self) && !opened.is_new_empty)
     _cut_torn_unit(self, entry);
+  /* with more than one writer the end may be another worker's write in
+   * progress; a record of ours torn in this run is finished, not cut */
+  else if (self->options.lines && self->options.single_writer && !opened.is_new_empty
+           && !(entry->head_written && _torn_end_matches(entry, entry->fd))
+           && !_cut_torn_record(self, entry))
+    {
+      _count_failure(entry, entry->last_errno, time_reopen);
+      _close_fd(self, entry);
+      return FALSE;
+    }
 
   if (entry->head_written && !_torn_end_matches(entry, entry->fd))
     _restart_torn_head(entry);

@@ -21,6 +21,7 @@
 #include "batch-writer.h"
 #include "append-opener.h"
 #include "batch-compressor.h"
+#include "line-encoder.h"
 #include "logpipe.h"
 #include "stats/stats-counter.h"
 #include "fastfile-suppress.h"
@@ -139,6 +140,7 @@ typedef struct _FastFileSetOptions
   gboolean ignore_errors;     /* flags(ignore-errors): a failed write is not waited on before the next */
   const guint8 *bom;          /* written first into a new, empty file; NULL: none */
   gsize bom_len;
+  const LineEncoder *lines;   /* every record ends in its line ending: a torn last one is cut at open; NULL: not lines */
   const FastFileRotation *rotation;   /* NULL or not enabled: files grow without bound */
   const FastFileCompression *compression;   /* NULL or none: records are written as they are */
   /* every log line names the destination: the driver's id and config location */

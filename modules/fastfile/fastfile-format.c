@@ -72,6 +72,17 @@ fastfile_formatter_get_bom(const FastFileFormatter *self, gsize *len)
   return line_encoder_get_bom(self->encoder, len);
 }
 
+const LineEncoder *
+fastfile_formatter_get_lines(const FastFileFormatter *self)
+{
+  const FastFileRecordOptions *record = self->record;
+  gboolean padded = record->pad_size > 0 && (record->syslog_protocol || !self->template);
+
+  if (self->line_ending_len == 0 || padded || record->truncate_size >= 0)
+    return NULL;
+  return self->encoder;
+}
+
 /* room for len more bytes (and the NUL after them) at the end of out */
 static inline gchar *
 _reserve(GString *out, gsize len)

@@ -120,5 +120,8 @@ void fastfile_formatter_destroy(FastFileFormatter *self);
 gboolean fastfile_formatter_append(FastFileFormatter *self, LogMessage *msg, gint32 seq_num, GString *out);
 
 const guint8 *fastfile_formatter_get_bom(const FastFileFormatter *self, gsize *len);
+/* the encoder whose line ending ends every record; NULL when a record may end
+ * without one (line-ending(none), pad-size() on file()'s formats, truncate-size()) */
+const LineEncoder *fastfile_formatter_get_lines(const FastFileFormatter *self);
 
 #endif

@@ -37,6 +37,7 @@ fastfile_lane_init(FastFileLane *self, const FastFileLaneOptions *options, GErro
   FastFileSetOptions files = options->files;
   if (options->bom)
     files.bom = fastfile_formatter_get_bom(&self->formatter, &files.bom_len);
+  files.lines = fastfile_formatter_get_lines(&self->formatter);
   fastfile_set_init(&self->files, &files);
 
   fastfile_suppress_init(&self->suppress, options->suppress);

@@ -136,7 +136,9 @@ def disk_full(row, w):
 
 
 @case("fast-file", "kill -9 mid-stream, disk-buffer(reliable(yes)) + flow-control, restart")
-def crash(row, w):
+def crash(row, w, tear=False):
+    """tear: the process dies in the middle of writing a batch (tear-write.so): the file ends in part of
+    a record, cut at the next open so the first record written after the restart starts its own line"""
     n = ARGS.crash_count
     batch = 1000
     dbuf = os.path.join(w, "dbuf")
@@ -147,7 +149,7 @@ def crash(row, w):
                         "batch-lines(%d) disk-buffer(reliable(yes) dir(\"%s\") disk-buf-size(2000000000) "
                         "mem-buf-size(163840)) throttle(%d)" % (batch, dbuf, ARGS.crash_throttle),
                         src="log-iw-size(10000)")
-    sng = fdharness.SyslogNg(cfg, workdir=w)
+    sng = fdharness.SyslogNg(cfg, workdir=w, env=tearing_env(w, w + "/out.log") if tear else None)
     sng.start()
     t0 = time.monotonic()
     sender = start_thread(send_chunked, os.path.join(w, "in.sock"), seq_lines(0, n))
@@ -159,9 +161,19 @@ def crash(row, w):
     # kill right away: the throttled destination is part way through, at a
     # point unrelated to batch boundaries
     before = ff_stat(sng, "written")
+    if tear:
+        open(os.path.join(w, "armed"), "w").close()
+        died = fdharness.wait_until(lambda: sng.proc.poll() is not None, 60, 0.05)
+        row.check(died and sng.proc.returncode == -signal.SIGKILL,
+                  "the armed write did not kill the process (exit %s)" % sng.proc.poll())
     sng.kill9()
     on_disk = fdharness.count_lines(w + "/out.log")
     row.check(0 < on_disk < n, "kill did not land mid-stream (%d of %d on disk)" % (on_disk, n))
+    with open(w + "/out.log", "rb") as f:
+        f.seek(-1, os.SEEK_END)
+        ends_torn = f.read(1) != b"\n"
+    if tear:
+        row.check(ends_torn, "the killed instance left no partial record (the half write ended on a line end)")
     # restart: the same persist file and disk-buffer dir, no throttle
     sng2 = fdharness.SyslogNg(cfg.replace("throttle(%d)" % ARGS.crash_throttle, ""), workdir=w)
     sng2.start()
@@ -170,9 +182,11 @@ def crash(row, w):
                   "after restart: %d lines" % fdharness.count_lines(w + "/out.log"))
         time.sleep(1)
         row.dropped = ff_stat(sng2, "dropped")
+        cut = "cut a partly written record" in sng2.output()
     finally:
         sng2.stop()
-    seqs, torn = read_seqs(w + "/out.log")
+    row.check(cut == ends_torn, "a partial record at the end was %s at open" % ("not cut" if ends_torn else "cut"))
+    seqs, torn = read_seqs(w + "/out.log", same_prefix=True)
     fill_from_seqs(row, seqs, torn, n)
     # duplicates: only records that were on disk but not yet acked at the kill
     first = seqs[on_disk:on_disk + 1]
@@ -186,9 +200,17 @@ def crash(row, w):
         row.check(dups[-1] - dups[0] + 1 == len(dups), "duplicates are not one contiguous run")
         row.check(dups[-1] < on_disk, "a duplicate that was never written before the kill")
     row.max_dup = batch
-    row.note = ("%d msgs in %.0fs into the disk buffer; killed at %d written (stats) / %d on disk; "
+    row.note = ("%d msgs in %.0fs into the disk buffer; %s at %d written (stats) / %d on disk%s; "
                 "restart resumed at seq %s%s; dup allowance: one batch (%d)"
-                % (n, ingest, before, on_disk, first[0] if first else "-", dup_range, batch))
+                % (n, ingest, "died half way through a write" if tear else "killed", before, on_disk,
+                   (", it left part of a record, %s at open" % ("cut" if cut else "NOT cut")) if ends_torn
+                   else " (the kill fell between records)",
+                   first[0] if first else "-", dup_range, batch))
+
+
+@case("fast-file", "killed half way through writing a batch, disk-buffer(reliable(yes)) + flow-control, restart")
+def crash_torn(row, w):
+    crash(row, w, tear=True)
 
 
 @case("fast-file", "rotation: rename + syslog-ng-ctl reopen mid-stream")

@@ -53,7 +53,7 @@ _is_torn_here(int fd)
   return strcmp(target, path) == 0 && access(armed, F_OK) == 0;
 }
 
-/* half of the bytes, then the process dies without returning */
+/* about half of the bytes, then the process dies without returning */
 static void
 _tear(int fd, const struct iovec *iov, int iovcnt)
 {
@@ -62,7 +62,9 @@ _tear(int fd, const struct iovec *iov, int iovcnt)
   for (int i = 0; i < iovcnt; i++)
     total += iov[i].iov_len;
 
-  size_t left = total / 2;
+  /* one byte past the half: a batch of an even number of equal records
+   * would otherwise be cut exactly between two of them */
+  size_t left = total / 2 + (total > 2);
   for (int i = 0; i < iovcnt && left > 0; i++)
     {
       size_t len = iov[i].iov_len < left ? iov[i].iov_len : left;

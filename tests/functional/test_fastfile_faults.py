@@ -20,8 +20,10 @@ def seq_lines(start, n, pad=60):
             for i in range(start, start + n)]
 
 
-def read_seqs(*paths):
-    """(sequence numbers in order, torn lines) of the records in paths"""
+def read_seqs(*paths, same_prefix=False):
+    """(sequence numbers in order, torn lines) of the records in paths.
+    same_prefix: every record of a file has what its first one has before "seq=" (one host and
+    program), so a record glued to the fragment of another is torn however short the fragment"""
     seqs, torn = [], []
     for path in paths:
         if not os.path.exists(path):
@@ -30,9 +32,14 @@ def read_seqs(*paths):
             data = f.read()
         if data and not data.endswith(b"\n"):
             torn.append(data[data.rfind(b"\n") + 1:][:80])
+        prefix = None
         for line in data.split(b"\n")[:-1]:
             i = line.find(b"seq=")
-            if i < 0 or not line.endswith(b"x"):
+            if prefix is None and i >= 0:
+                prefix = line[:i]
+            # two records glued together (one written after a fragment of another) are torn too
+            if (i < 0 or not line.endswith(b"x") or line.count(b"seq=") != 1
+                    or (same_prefix and line[:i] != prefix)):
                 torn.append(line[:80])
                 continue
             seqs.append(int(line[i + 4:i + 12]))
@@ -106,6 +113,118 @@ log { source(s_in); destination(d_fast); };
         self.assertEqual(torn, [])
         self.assertEqual(len(seqs), len(set(seqs)))
         self.assertEqual(len(seqs), written)
+
+
+class TestTornRecordAtOpen(FaultCase):
+    """A file left ending in part of a record (kill -9 or a power cut mid-write) is
+    cut back to its last whole record when fast-file() opens it, so the first record
+    it appends starts a line of its own; bytes that are not a record of ours cut
+    short are kept and ended with a line ending instead."""
+
+    def run_into(self, w, msgs, options=""):
+        cfg = """
+options { stats-level(1); };
+source s_in { unix-stream("%(w)s/in.sock"); };
+destination d_fast { fast-file("%(w)s/out.log" %(o)s); };
+log { source(s_in); destination(d_fast); };
+""" % {"w": w, "o": options}
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), msgs)
+            self.assertTrue(fdharness.wait_until(lambda: stat(sng, "written") >= len(msgs), 30), sng.output())
+            return sng.output()
+
+    def test_partial_record_is_cut(self):
+        w = self.workdir()
+        path = os.path.join(w, "out.log")
+        self.run_into(w, seq_lines(0, 100))
+        with open(path, "rb") as f:
+            whole = f.read()
+        last = whole[:-1].rsplit(b"\n", 1)[1]
+        with open(path, "ab") as f:
+            f.write(last.replace(b"seq=00000099", b"seq=00000100")[:len(last) // 2])
+        output = self.run_into(w, seq_lines(100, 100))
+        self.assertIn("cut a partly written record off the end of the file", output)
+        with open(path, "rb") as f:
+            self.assertTrue(f.read().startswith(whole))
+        seqs, torn = read_seqs(path, same_prefix=True)
+        self.assert_exactly_once(seqs, torn, 200)
+
+    def test_partial_utf16_record_is_cut_on_a_code_unit(self):
+        """an odd number of bytes: cut on the code unit, or every later record is misaligned"""
+        w = self.workdir()
+        path = os.path.join(w, "out.log")
+        options = 'encoding("UTF-16LE") bom(yes)'
+        self.run_into(w, seq_lines(0, 50), options)
+        with open(path, "rb") as f:
+            whole = f.read()
+        fragment = "Nov 30 05:00:00 host prog[1]: seq=00000050 xxx".encode("utf-16-le")[:-1]
+        with open(path, "ab") as f:
+            f.write(fragment)
+        self.assertIn("cut a partly written record", self.run_into(w, seq_lines(50, 50), options))
+        with open(path, "rb") as f:
+            data = f.read()
+        self.assertTrue(data.startswith(whole))
+        self.assertEqual(data[:2], b"\xff\xfe")
+        text = data[2:].decode("utf-16-le").encode()
+        self.assertEqual(text.count(b"seq="), 100)
+        self.assertNotIn(b"xxxNov", text)
+
+    def test_bytes_without_any_line_ending_are_kept_and_ended(self):
+        """no whole line to go back to: not a record of ours cut short; kept, and ended"""
+        w = self.workdir()
+        path = os.path.join(w, "out.log")
+        with open(path, "wb") as f:
+            f.write(b"an unfinished note")
+        output = self.run_into(w, seq_lines(0, 50))
+        self.assertIn("ended it with a line ending", output)
+        with open(path, "rb") as f:
+            data = f.read()
+        self.assertTrue(data.startswith(b"an unfinished note\n"), data[:80])
+        seqs, torn = read_seqs(path)
+        self.assertEqual(torn, [b"an unfinished note"])
+        self.assertEqual(seqs, list(range(50)))
+
+    @fdharness.skip_unless_root
+    def test_ending_an_unended_file_waits_for_room(self):
+        """the line ending cannot be written (disk full): nothing is appended after the unended
+        bytes until it is; retried after time-reopen()"""
+        w = self.workdir()
+        mnt, filler = self.mount_small_tmpfs(w, 4096)
+        path = os.path.join(mnt, "out.log")
+        with open(path, "wb") as f:
+            f.write(b"n" * 4096)   # the last free page, full
+        cfg = """
+options { stats-level(1); };
+source s_in { unix-stream("%(w)s/in.sock"); };
+destination d_fast { fast-file("%(path)s" time-reopen(1)); };
+log { source(s_in); destination(d_fast); };
+""" % {"w": w, "path": path}
+        with fdharness.SyslogNg(cfg, workdir=w) as sng:
+            fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, 50))
+            self.assertTrue(fdharness.wait_until(lambda: "error ending the file's unended last line" in sng.output(),
+                                                 10), sng.output())
+            self.assertEqual(stat(sng, "written"), 0)
+            os.unlink(filler)
+            self.assertTrue(fdharness.wait_until(lambda: stat(sng, "written") >= 50, 30), sng.output())
+        with open(path, "rb") as f:
+            self.assertTrue(f.read().startswith(b"n" * 4096 + b"\n"))
+        seqs, torn = read_seqs(path, same_prefix=True)
+        self.assertEqual(torn, [b"n" * 80])
+        self.assertEqual(seqs, list(range(50)))
+
+    def test_records_without_line_endings_are_left_alone(self):
+        """line-ending(none): a file not ending in one is how the records are, nothing is cut"""
+        w = self.workdir()
+        path = os.path.join(w, "out.log")
+        self.run_into(w, seq_lines(0, 10), 'line-ending(none)')
+        with open(path, "rb") as f:
+            whole = f.read()
+        output = self.run_into(w, seq_lines(10, 10), 'line-ending(none)')
+        self.assertNotIn("partly written record", output)
+        with open(path, "rb") as f:
+            data = f.read()
+        self.assertTrue(data.startswith(whole))
+        self.assertEqual(data.count(b"seq="), 20)
 
 
 class TestRotation(FaultCase):

@@ -23,14 +23,21 @@
  *  - UTF-8 output is the input unchanged (the fast path);
  *  - any input (invalid UTF-8 included): no crash, output length bounded by
  *    4 bytes per input byte (one substitution per invalid byte at most),
- *    and the line ending appended is exactly the cached encoded ending.
+ *    and the line ending appended is exactly the cached encoded ending;
+ *  - the encoded record cut anywhere, as a file: the tail scan's end is on a code
+ *    unit boundary and ends in a line end with none after it (TORN), is the whole
+ *    file ending in one (WHOLE), or no line end is in it (UNENDED); an UNENDED file
+ *    with line_encoder_end_unended()'s bytes after it scans WHOLE.
  */
+#define _GNU_SOURCE 1  /* memfd_create() */
 #include "line-encoder.h"
 
 #include <iconv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 static const gchar *charsets[] = { "UTF-16LE", "UTF-32BE", "UTF-8", "ISO-8859-2", "CP1252", "ASCII" };
 static LineEncoder *encoders[G_N_ELEMENTS(charsets)][4];
@@ -66,6 +73,67 @@ _iconv_back(const gchar *charset, const gchar *in, gsize len, GString *result)
     }
   iconv_close(cd);
   return ok;
+}
+
+static gint scan_fd = -1;
+
+static gboolean
+_line_end_at(const guint8 *bytes, gsize at, gsize unit, const guint8 *le, gsize le_len)
+{
+  return memcmp(bytes + at - unit, le + le_len - unit, unit) == 0;
+}
+
+/* the first cut bytes of out's body as a file, scanned */
+static void
+_check_scan(LineEncoder *enc, LineEnding ending, const gchar *charset, const guint8 *bytes, gsize cut,
+            const guint8 *data, size_t size)
+{
+  gsize le_len;
+  const guint8 *le = line_encoder_get_line_ending(enc, &le_len);
+  guint8 end[LINE_ENCODER_MAX_END];
+  off_t valid_end;
+
+  if (scan_fd < 0)
+    scan_fd = memfd_create("scan", MFD_CLOEXEC);
+  g_assert(scan_fd >= 0);
+  g_assert(ftruncate(scan_fd, 0) == 0);
+  g_assert(pwrite(scan_fd, bytes, cut, 0) == (ssize_t) cut);
+
+  LineScanResult scan = line_encoder_scan_tail(enc, scan_fd, cut, &valid_end);
+  if (le_len == 0)
+    {
+      if (scan != LINE_SCAN_WHOLE || valid_end != (off_t) cut)
+        _fail("line-ending(none) is not always whole", charset, data, size);
+      return;
+    }
+  /* a code unit per character of the ending */
+  gsize unit = le_len / (ending == LINE_ENDING_CRLF ? 2 : 1);
+  switch (scan)
+    {
+    case LINE_SCAN_WHOLE:
+      if (valid_end != (off_t) cut || (cut && (cut % unit || !_line_end_at(bytes, cut, unit, le, le_len))))
+        _fail("WHOLE without a line end at the end", charset, data, size);
+      break;
+    case LINE_SCAN_TORN:
+      if (valid_end <= 0 || valid_end >= (off_t) cut || valid_end % unit
+          || !_line_end_at(bytes, valid_end, unit, le, le_len))
+        _fail("TORN end is not a line end before the end", charset, data, size);
+      for (gsize at = valid_end + unit; at <= cut; at += unit)
+        if (_line_end_at(bytes, at, unit, le, le_len))
+          _fail("TORN end is not the last line end", charset, data, size);
+      break;
+    case LINE_SCAN_UNENDED:
+      for (gsize at = unit; at <= cut; at += unit)
+        if (_line_end_at(bytes, at, unit, le, le_len))
+          _fail("UNENDED with a line end in the file", charset, data, size);
+      gsize end_len = line_encoder_end_unended(enc, cut, end);
+      g_assert(pwrite(scan_fd, end, end_len, cut) == (ssize_t) end_len);
+      if (line_encoder_scan_tail(enc, scan_fd, cut + end_len, &valid_end) != LINE_SCAN_WHOLE)
+        _fail("an UNENDED file ended is not WHOLE", charset, data, size);
+      break;
+    default:
+      _fail("read error on a memfd", charset, data, size);
+    }
 }
 
 int
@@ -107,6 +175,12 @@ LLVMFuzzerTestOneInput(const guint8 *data, size_t size)
   line_encoder_append_line_ending(enc, out);
   if (out->len - before != le_len || memcmp(out->str + before, le, le_len) != 0)
     _fail("line ending differs from the cached one", charsets[c], data, size);
+
+  /* the record cut where the text's first byte says (the fuzz input is far below the scan window) */
+  gsize record_len = out->len - 3;
+  _check_scan(enc, (LineEnding) e, charsets[c], (const guint8 *) out->str + 3,
+              len ? (guint8) text[0] * record_len / 255 : record_len,
+              data, size);
 
   gboolean valid = g_utf8_validate(text, len, NULL);
   if (line_encoder_is_utf8(enc))

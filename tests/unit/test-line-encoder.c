@@ -14,8 +14,13 @@
  * You should have received a copy of the GNU General Public License along
  * with this program; if not, see <https://www.gnu.org/licenses/>.
  */
+#define _GNU_SOURCE 1  /* memfd_create() */
 #include "line-encoder.h"
 #include "testutil.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define S(literal) literal, sizeof(literal) - 1
 
@@ -480,8 +485,117 @@ test_direct_utf16_equals_iconv(void)
   g_rand_free(rand);
 }
 
+/* a file holding len bytes of data: what line_encoder_scan_tail() reads */
+static gint
+_file_of(const void *data, gsize len)
+{
+  gint fd = memfd_create("scan", MFD_CLOEXEC);
+
+  CU_ASSERT_FATAL(fd >= 0);
+  CU_ASSERT_FATAL(write(fd, data, len) == (ssize_t) len);
+  return fd;
+}
+
+static void
+_assert_scan(LineEncoder *encoder, const void *data, gsize len, LineScanResult expected, off_t expected_end)
+{
+  gint fd = _file_of(data, len);
+  off_t end = -1;
+  LineScanResult result = line_encoder_scan_tail(encoder, fd, len, &end);
+
+  if (result != expected || end != expected_end)
+    fprintf(stderr, "\n    scan of %zu bytes: %d at %ld, expected %d at %ld\n", len, result, (glong) end, expected,
+            (glong) expected_end);
+  CU_ASSERT_EQUAL(result, expected);
+  CU_ASSERT_EQUAL(end, expected_end);
+  close(fd);
+}
+
+static void
+test_scan_tail_utf8(void)
+{
+  LineEncoder *lf = _new_encoder("UTF-8", LINE_ENDING_LF);
+  _assert_scan(lf, S(""), LINE_SCAN_WHOLE, 0);
+  _assert_scan(lf, S("a\nb\n"), LINE_SCAN_WHOLE, 4);
+  _assert_scan(lf, S("a\nbc"), LINE_SCAN_TORN, 2);
+  _assert_scan(lf, S("a\nb\nc\r"), LINE_SCAN_TORN, 4);
+  _assert_scan(lf, S("abc"), LINE_SCAN_UNENDED, 3);
+  line_encoder_free(lf);
+
+  /* crlf: "\n" ends a line, so a file written with lf is whole too */
+  LineEncoder *crlf = _new_encoder("UTF-8", LINE_ENDING_CRLF);
+  _assert_scan(crlf, S("a\r\nb\r\n"), LINE_SCAN_WHOLE, 6);
+  _assert_scan(crlf, S("a\nb\n"), LINE_SCAN_WHOLE, 4);
+  _assert_scan(crlf, S("a\r\nb\r"), LINE_SCAN_TORN, 3);
+  line_encoder_free(crlf);
+
+  LineEncoder *cr = _new_encoder("UTF-8", LINE_ENDING_CR);
+  _assert_scan(cr, S("a\rb\r"), LINE_SCAN_WHOLE, 4);
+  _assert_scan(cr, S("a\rb\n"), LINE_SCAN_TORN, 2);
+  line_encoder_free(cr);
+
+  /* line-ending(none): records are not lines, any end is theirs */
+  LineEncoder *none = _new_encoder("UTF-8", LINE_ENDING_NONE);
+  _assert_scan(none, S("abc"), LINE_SCAN_WHOLE, 3);
+  line_encoder_free(none);
+}
+
+static void
+test_scan_tail_utf16_code_units(void)
+{
+  LineEncoder *le = _new_encoder("UTF-16LE", LINE_ENDING_LF);
+  guint8 end[LINE_ENCODER_MAX_END];
+
+  _assert_scan(le, S("\xff\xfe" "a\0\n\0"), LINE_SCAN_WHOLE, 6);
+  /* cut at an odd byte: back to the last whole unit that ends a line */
+  _assert_scan(le, S("\xff\xfe" "a\0\n\0b"), LINE_SCAN_TORN, 6);
+  _assert_scan(le, S("\xff\xfe" "a\0\n\0b\0c"), LINE_SCAN_TORN, 6);
+  /* "\n\0" across two units (U+0A41 U+0100) is no line end */
+  _assert_scan(le, S("A\n\0\1"), LINE_SCAN_UNENDED, 4);
+  _assert_scan(le, S("A\n\0"), LINE_SCAN_UNENDED, 3);
+  /* ended on a unit boundary: a NUL to the boundary, then the line ending */
+  ASSERT_BYTES(end, line_encoder_end_unended(le, 3, end), "\0\n\0", 3);
+  ASSERT_BYTES(end, line_encoder_end_unended(le, 4, end), "\n\0", 2);
+  line_encoder_free(le);
+
+  LineEncoder *be_crlf = _new_encoder("UTF-16BE", LINE_ENDING_CRLF);
+  _assert_scan(be_crlf, S("\0a\0\r\0\n"), LINE_SCAN_WHOLE, 6);
+  _assert_scan(be_crlf, S("\0a\0\r\0\n\0b\0\r"), LINE_SCAN_TORN, 6);
+  line_encoder_free(be_crlf);
+
+  LineEncoder *utf32 = _new_encoder("UTF-32LE", LINE_ENDING_LF);
+  _assert_scan(utf32, S("a\0\0\0\n\0\0\0b\0"), LINE_SCAN_TORN, 8);
+  ASSERT_BYTES(end, line_encoder_end_unended(utf32, 10, end), "\0\0\n\0\0\0", 6);
+  line_encoder_free(utf32);
+}
+
+static void
+test_scan_tail_looks_back_one_window(void)
+{
+  LineEncoder *lf = _new_encoder("UTF-8", LINE_ENDING_LF);
+  GString *data = g_string_new(NULL);
+
+  /* the last line end just inside the window: a torn record */
+  g_string_set_size(data, LINE_SCAN_WINDOW);
+  memset(data->str, 'x', data->len);
+  data->str[0] = '\n';
+  _assert_scan(lf, data->str, data->len, LINE_SCAN_TORN, 1);
+  /* one byte further back: bytes that are not a record cut short */
+  g_string_append_c(data, 'x');
+  _assert_scan(lf, data->str, data->len, LINE_SCAN_UNENDED, data->len);
+  g_string_free(data, TRUE);
+
+  off_t end;
+  CU_ASSERT_EQUAL(line_encoder_scan_tail(lf, -1, 10, &end), LINE_SCAN_READ_ERROR);
+  CU_ASSERT_EQUAL(errno, EBADF);
+  line_encoder_free(lf);
+}
+
 static CU_TestInfo line_encoder_tests[] =
 {
+  { "scan tail UTF-8", test_scan_tail_utf8 },
+  { "scan tail UTF-16/32 code units", test_scan_tail_utf16_code_units },
+  { "scan tail looks back one window", test_scan_tail_looks_back_one_window },
   { "direct UTF-16LE/BE equals iconv", test_direct_utf16_equals_iconv },
   { "line_ending_parse", test_line_ending_parse },
   { "UTF-8 default and charset names", test_utf8_default_and_names },
