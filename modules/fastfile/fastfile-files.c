@@ -319,6 +319,9 @@ _cut_torn_record(FastFileSet *self, FastFileEntry *entry)
 
   if (fstat(entry->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
     return TRUE;
+  /* bom(yes) writes the BOM as it opens a new file: a file of just that holds no record */
+  if (self->options.bom_len && st.st_size == (off_t) self->options.bom_len)
+    return TRUE;
 
   /* the descriptor is write-only: read the same file through /proc */
   gchar proc_path[64];

@@ -184,6 +184,20 @@ log { source(s_in); destination(d_fast); };
         self.assertEqual(torn, [b"an unfinished note"])
         self.assertEqual(seqs, list(range(50)))
 
+    def test_a_file_holding_only_its_bom_is_whole(self):
+        """bom(yes) writes the BOM when it opens a new file: a file left holding only that is not unended"""
+        w = self.workdir()
+        path = os.path.join(w, "out.log")
+        with open(path, "wb") as f:
+            f.write(b"\xef\xbb\xbf")
+        output = self.run_into(w, seq_lines(0, 10), 'bom(yes)')
+        self.assertNotIn("line ending", output)
+        with open(path, "rb") as f:
+            data = f.read()
+        self.assertTrue(data.startswith(b"\xef\xbb\xbfNov 30"), data[:40])
+        seqs, torn = read_seqs(path)
+        self.assertEqual(seqs, list(range(10)))
+
     @fdharness.skip_unless_root
     def test_ending_an_unended_file_waits_for_room(self):
         """the line ending cannot be written (disk full): nothing is appended after the unended
