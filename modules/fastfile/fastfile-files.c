@@ -310,40 +310,71 @@ _cut_torn_unit(FastFileSet *self, FastFileEntry *entry)
  * its last whole record before anything is appended, or the first record
  * appended would be glued to the fragment.  Bytes with no line end within
  * LINE_SCAN_WINDOW are not a record of ours cut short: they are kept and
- * ended with a line ending.  FALSE: that ending could not be written. */
+ * ended with a line ending.
+ *
+ * The end is read before the file is opened for appending, through a
+ * descriptor of its own closed again before the writer's opens (that one
+ * is write-only): max-open-files() holds with it.  What was read is acted
+ * on only if the writer opened the very same file at the same size. */
+typedef struct _FastFileTail
+{
+  gboolean found;             /* the end is not whole: act on it */
+  struct stat st;
+  LineScanResult scan;
+  off_t valid_end;
+  gint error;
+} FastFileTail;
+
+static void
+_scan_record_tail(FastFileSet *self, FastFileEntry *entry, FastFileTail *tail)
+{
+  tail->found = FALSE;
+  gint rfd = open(entry->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (rfd < 0)
+    {
+      /* missing: a new file; unreadable: its end is not checked, and said so */
+      if (errno != ENOENT && errno != ENOTDIR)
+        {
+          tail->error = errno;
+          tail->scan = LINE_SCAN_READ_ERROR;
+          tail->found = stat(entry->path, &tail->st) == 0;
+        }
+      return;
+    }
+  /* bom(yes) writes the BOM as it opens a new file: a file of just that holds no record;
+   * a record of ours torn in this run is finished, not cut */
+  if (fstat(rfd, &tail->st) == 0 && S_ISREG(tail->st.st_mode) && tail->st.st_size > 0
+      && !(self->options.bom_len && tail->st.st_size == (off_t) self->options.bom_len)
+      && !(entry->head_written && _torn_end_matches(entry, rfd)))
+    {
+      tail->scan = line_encoder_scan_tail(self->options.lines, rfd, tail->st.st_size, &tail->valid_end);
+      tail->error = errno;
+      tail->found = tail->scan != LINE_SCAN_WHOLE;
+    }
+  close(rfd);
+}
+
+/* FALSE: the line ending of an unended file could not be written */
 static gboolean
-_cut_torn_record(FastFileSet *self, FastFileEntry *entry)
+_mend_record_tail(FastFileSet *self, FastFileEntry *entry, const FastFileTail *tail)
 {
   struct stat st;
-  off_t valid_end;
 
-  if (fstat(entry->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
-    return TRUE;
-  /* bom(yes) writes the BOM as it opens a new file: a file of just that holds no record */
-  if (self->options.bom_len && st.st_size == (off_t) self->options.bom_len)
+  if (fstat(entry->fd, &st) < 0 || st.st_dev != tail->st.st_dev || st.st_ino != tail->st.st_ino
+      || st.st_size != tail->st.st_size)
     return TRUE;
 
-  /* the descriptor is write-only: read the same file through /proc */
-  gchar proc_path[64];
-  g_snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", entry->fd);
-  gint rfd = open(proc_path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  LineScanResult scan = rfd >= 0 ? line_encoder_scan_tail(self->options.lines, rfd, st.st_size, &valid_end)
-                        : LINE_SCAN_READ_ERROR;
-  gint error = errno;
-  if (rfd >= 0)
-    close(rfd);
-
-  switch (scan)
+  switch (tail->scan)
     {
     case LINE_SCAN_WHOLE:
       return TRUE;
     case LINE_SCAN_TORN:
-      if (ftruncate(entry->fd, valid_end) == 0)
+      if (ftruncate(entry->fd, tail->valid_end) == 0)
         msg_warning("fast-file(): cut a partly written record off the end of the file",
                     evt_tag_str("driver", self->options.driver_id),
                     evt_tag_str("path", entry->path),
-                    evt_tag_long("offset", (glong) valid_end),
-                    evt_tag_long("cut_bytes", (glong) (st.st_size - valid_end)),
+                    evt_tag_long("offset", (glong) tail->valid_end),
+                    evt_tag_long("cut_bytes", (glong) (st.st_size - tail->valid_end)),
                     log_pipe_location_tag(self->options.owner));
       else
         msg_error("fast-file(): error cutting a partly written record off the end of the file",
@@ -382,8 +413,8 @@ _cut_torn_record(FastFileSet *self, FastFileEntry *entry)
       msg_error("fast-file(): error reading the file to check its end for a partly written record",
                 evt_tag_str("driver", self->options.driver_id),
                 evt_tag_str("path", entry->path),
-                evt_tag_int("errno", error),
-                evt_tag_str("error", g_strerror(error)),
+                evt_tag_int("errno", tail->error),
+                evt_tag_str("error", g_strerror(tail->error)),
                 log_pipe_location_tag(self->options.owner));
       return TRUE;
     }
@@ -398,6 +429,11 @@ _open(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
 
   if (self->options.max_open && self->lru.length >= self->options.max_open)
     _evict_one(self);
+
+  /* with more than one writer the end may be another worker's write in progress */
+  FastFileTail tail = { .found = FALSE };
+  if (self->options.lines && self->options.single_writer && !_compressed(self))
+    _scan_record_tail(self, entry, &tail);
 
   AppendOpenResult result = append_opener_open(self->options.opener, entry->path, &opened, &error);
   if (result != APPEND_OPEN_SUCCESS)
@@ -432,11 +468,7 @@ _open(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
 
   if (_compressed(self) && !opened.is_new_empty)
     _cut_torn_unit(self, entry);
-  /* with more than one writer the end may be another worker's write in
-   * progress; a record of ours torn in this run is finished, not cut */
-  else if (self->options.lines && self->options.single_writer && !opened.is_new_empty
-           && !(entry->head_written && _torn_end_matches(entry, entry->fd))
-           && !_cut_torn_record(self, entry))
+  else if (tail.found && !opened.is_new_empty && !_mend_record_tail(self, entry, &tail))
     {
       _count_failure(entry, entry->last_errno, time_reopen);
       _close_fd(self, entry);
