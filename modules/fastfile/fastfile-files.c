@@ -239,45 +239,104 @@ _write_bom(FastFileSet *self, FastFileEntry *entry)
   return FALSE;
 }
 
-/* compression(): a member/frame cut short at the end of the file (a crash
- * or a full disk mid-write) is cut off before anything is appended, or the
- * file would not decompress past it.  Only what is merely incomplete at the
- * very end is cut; bytes no decoder takes are left alone.  With more than one
- * writer the end may be another worker's write in progress: not ours to judge. */
+/* What the end of an existing file looks like, read before the file is
+ * opened for appending (a crash or a power cut mid-write leaves part of a
+ * write there), through a descriptor of its own closed again before the
+ * writer's opens (that one is write-only): max-open-files() holds with it.
+ * What was read is acted on only if the writer opened the very same file at
+ * the same size.  With more than one writer the end may be another worker's
+ * write in progress: not ours to judge, never read. */
+typedef struct _FastFileTail
+{
+  gboolean found;             /* the end is not whole: act on it */
+  struct stat st;
+  LineScanResult line_scan;   /* plain */
+  BatchScanResult unit_scan;  /* compression() */
+  off_t valid_end;
+  gint error;
+} FastFileTail;
+
+static gboolean
+_tail_is_checked(FastFileSet *self)
+{
+  return self->options.single_writer && (_compressed(self) || self->options.lines);
+}
+
+/* compression(): the file from its start, to its last complete member/frame
+ * (none to read when our last complete member left it at this size) */
 static void
-_cut_torn_unit(FastFileSet *self, FastFileEntry *entry)
+_scan_unit_tail(FastFileSet *self, FastFileEntry *entry, gint rfd, FastFileTail *tail)
+{
+  if (entry->whole_end.valid && entry->whole_end.dev == tail->st.st_dev && entry->whole_end.ino == tail->st.st_ino
+      && entry->whole_end.size == tail->st.st_size)
+    return;
+  tail->unit_scan = batch_compressor_scan(self->options.compression->type, rfd, tail->st.st_size, &tail->valid_end);
+  tail->error = errno;
+  tail->found = tail->unit_scan != BATCH_SCAN_WHOLE;
+}
+
+/* plain: the end of the file, back to its last line end */
+static void
+_scan_line_tail(FastFileSet *self, FastFileEntry *entry, gint rfd, FastFileTail *tail)
+{
+  /* bom(yes) writes the BOM as it opens a new file: a file of just that holds no record;
+   * a record of ours torn in this run is finished, not cut */
+  if ((self->options.bom_len && tail->st.st_size == (off_t) self->options.bom_len)
+      || (entry->head_written && _torn_end_matches(entry, rfd)))
+    return;
+  tail->line_scan = line_encoder_scan_tail(self->options.lines, rfd, tail->st.st_size, &tail->valid_end);
+  tail->error = errno;
+  tail->found = tail->line_scan != LINE_SCAN_WHOLE;
+}
+
+static void
+_scan_tail(FastFileSet *self, FastFileEntry *entry, FastFileTail *tail)
+{
+  gint rfd = open(entry->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+  if (rfd < 0)
+    {
+      /* missing: a new file; unreadable: its end is not checked, and said so */
+      if (errno != ENOENT && errno != ENOTDIR)
+        {
+          tail->error = errno;
+          tail->line_scan = LINE_SCAN_READ_ERROR;
+          tail->unit_scan = BATCH_SCAN_READ_ERROR;
+          tail->found = stat(entry->path, &tail->st) == 0;
+        }
+      return;
+    }
+  if (fstat(rfd, &tail->st) == 0 && S_ISREG(tail->st.st_mode) && tail->st.st_size > 0)
+    {
+      if (_compressed(self))
+        _scan_unit_tail(self, entry, rfd, tail);
+      else
+        _scan_line_tail(self, entry, rfd, tail);
+    }
+  close(rfd);
+}
+
+/* compression(): a member/frame cut short at the end of the file is cut off
+ * before anything is appended, or the file would not decompress past it.
+ * Only what is merely incomplete at the very end is cut; bytes no decoder
+ * takes are left alone. */
+static void
+_mend_unit_tail(FastFileSet *self, FastFileEntry *entry, const FastFileTail *tail)
 {
   BatchCompression type = self->options.compression->type;
-  struct stat st;
-  off_t valid_end;
 
-  if (!self->options.single_writer || fstat(entry->fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
-    return;
-  if (entry->whole_end.valid && entry->whole_end.dev == st.st_dev && entry->whole_end.ino == st.st_ino
-      && entry->whole_end.size == st.st_size)
-    return;
-
-  /* the descriptor is write-only: read the same file through /proc */
-  gchar proc_path[64];
-  g_snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", entry->fd);
-  gint rfd = open(proc_path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-  BatchScanResult scan = rfd >= 0 ? batch_compressor_scan(type, rfd, st.st_size, &valid_end) : BATCH_SCAN_READ_ERROR;
-  gint error = errno;
-  if (rfd >= 0)
-    close(rfd);
-
-  switch (scan)
+  switch (tail->unit_scan)
     {
     case BATCH_SCAN_WHOLE:
       break;
     case BATCH_SCAN_TORN:
-      if (ftruncate(entry->fd, valid_end) == 0)
+      if (ftruncate(entry->fd, tail->valid_end) == 0)
         msg_warning("fast-file(): cut a partly written compressed unit off the end of the file",
                     evt_tag_str("driver", self->options.driver_id),
                     evt_tag_str("path", entry->path),
                     evt_tag_str("compression", batch_compression_name(type)),
-                    evt_tag_long("offset", (glong) valid_end),
-                    evt_tag_long("cut_bytes", (glong) (st.st_size - valid_end)),
+                    evt_tag_long("offset", (glong) tail->valid_end),
+                    evt_tag_long("cut_bytes", (glong) (tail->st.st_size - tail->valid_end)),
                     log_pipe_location_tag(self->options.owner));
       else
         msg_error("fast-file(): error cutting a partly written compressed unit off the end of the file",
@@ -291,80 +350,29 @@ _cut_torn_unit(FastFileSet *self, FastFileEntry *entry)
                   evt_tag_str("driver", self->options.driver_id),
                   evt_tag_str("path", entry->path),
                   evt_tag_str("compression", batch_compression_name(type)),
-                  evt_tag_long("offset", (glong) valid_end),
+                  evt_tag_long("offset", (glong) tail->valid_end),
                   log_pipe_location_tag(self->options.owner));
       break;
     case BATCH_SCAN_READ_ERROR:
       msg_error("fast-file(): error reading the file to check its end for a partly written compressed unit",
                 evt_tag_str("driver", self->options.driver_id),
                 evt_tag_str("path", entry->path),
-                evt_tag_int("errno", error),
-                evt_tag_str("error", g_strerror(error)),
+                evt_tag_int("errno", tail->error),
+                evt_tag_str("error", g_strerror(tail->error)),
                 log_pipe_location_tag(self->options.owner));
       break;
     }
 }
 
-/* A plain file left ending in part of a record (a crash or a power cut
- * mid-write; never acknowledged, so it comes again whole) is cut back to
- * its last whole record before anything is appended, or the first record
- * appended would be glued to the fragment.  Bytes with no line end within
- * LINE_SCAN_WINDOW are not a record of ours cut short: they are kept and
- * ended with a line ending.
- *
- * The end is read before the file is opened for appending, through a
- * descriptor of its own closed again before the writer's opens (that one
- * is write-only): max-open-files() holds with it.  What was read is acted
- * on only if the writer opened the very same file at the same size. */
-typedef struct _FastFileTail
-{
-  gboolean found;             /* the end is not whole: act on it */
-  struct stat st;
-  LineScanResult scan;
-  off_t valid_end;
-  gint error;
-} FastFileTail;
-
-static void
-_scan_record_tail(FastFileSet *self, FastFileEntry *entry, FastFileTail *tail)
-{
-  tail->found = FALSE;
-  gint rfd = open(entry->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (rfd < 0)
-    {
-      /* missing: a new file; unreadable: its end is not checked, and said so */
-      if (errno != ENOENT && errno != ENOTDIR)
-        {
-          tail->error = errno;
-          tail->scan = LINE_SCAN_READ_ERROR;
-          tail->found = stat(entry->path, &tail->st) == 0;
-        }
-      return;
-    }
-  /* bom(yes) writes the BOM as it opens a new file: a file of just that holds no record;
-   * a record of ours torn in this run is finished, not cut */
-  if (fstat(rfd, &tail->st) == 0 && S_ISREG(tail->st.st_mode) && tail->st.st_size > 0
-      && !(self->options.bom_len && tail->st.st_size == (off_t) self->options.bom_len)
-      && !(entry->head_written && _torn_end_matches(entry, rfd)))
-    {
-      tail->scan = line_encoder_scan_tail(self->options.lines, rfd, tail->st.st_size, &tail->valid_end);
-      tail->error = errno;
-      tail->found = tail->scan != LINE_SCAN_WHOLE;
-    }
-  close(rfd);
-}
-
-/* FALSE: the line ending of an unended file could not be written */
+/* plain: a record cut short (never acknowledged, so it comes again whole)
+ * is cut back to the last whole record, or the first record appended would
+ * be glued to it.  Bytes with no line end within LINE_SCAN_WINDOW are not a
+ * record of ours cut short: kept and ended with a line ending.  FALSE: that
+ * line ending could not be written. */
 static gboolean
-_mend_record_tail(FastFileSet *self, FastFileEntry *entry, const FastFileTail *tail)
+_mend_line_tail(FastFileSet *self, FastFileEntry *entry, const FastFileTail *tail)
 {
-  struct stat st;
-
-  if (fstat(entry->fd, &st) < 0 || st.st_dev != tail->st.st_dev || st.st_ino != tail->st.st_ino
-      || st.st_size != tail->st.st_size)
-    return TRUE;
-
-  switch (tail->scan)
+  switch (tail->line_scan)
     {
     case LINE_SCAN_WHOLE:
       return TRUE;
@@ -374,7 +382,7 @@ _mend_record_tail(FastFileSet *self, FastFileEntry *entry, const FastFileTail *t
                     evt_tag_str("driver", self->options.driver_id),
                     evt_tag_str("path", entry->path),
                     evt_tag_long("offset", (glong) tail->valid_end),
-                    evt_tag_long("cut_bytes", (glong) (st.st_size - tail->valid_end)),
+                    evt_tag_long("cut_bytes", (glong) (tail->st.st_size - tail->valid_end)),
                     log_pipe_location_tag(self->options.owner));
       else
         msg_error("fast-file(): error cutting a partly written record off the end of the file",
@@ -386,7 +394,7 @@ _mend_record_tail(FastFileSet *self, FastFileEntry *entry, const FastFileTail *t
     case LINE_SCAN_UNENDED:
     {
       guint8 end[LINE_ENCODER_MAX_END];
-      gsize end_len = line_encoder_end_unended(self->options.lines, st.st_size, end);
+      gsize end_len = line_encoder_end_unended(self->options.lines, tail->st.st_size, end);
       BatchWriteResult result;
 
       self->write_syscalls++;
@@ -405,7 +413,7 @@ _mend_record_tail(FastFileSet *self, FastFileEntry *entry, const FastFileTail *t
                   "ended it with a line ending before appending",
                   evt_tag_str("driver", self->options.driver_id),
                   evt_tag_str("path", entry->path),
-                  evt_tag_long("offset", (glong) st.st_size),
+                  evt_tag_long("offset", (glong) tail->st.st_size),
                   log_pipe_location_tag(self->options.owner));
       return TRUE;
     }
@@ -421,6 +429,23 @@ _mend_record_tail(FastFileSet *self, FastFileEntry *entry, const FastFileTail *t
   return TRUE;
 }
 
+/* FALSE: the file could not be made ready for appending */
+static gboolean
+_mend_tail(FastFileSet *self, FastFileEntry *entry, const FastFileTail *tail)
+{
+  struct stat st;
+
+  if (fstat(entry->fd, &st) < 0 || st.st_dev != tail->st.st_dev || st.st_ino != tail->st.st_ino
+      || st.st_size != tail->st.st_size)
+    return TRUE;
+  if (_compressed(self))
+    {
+      _mend_unit_tail(self, entry, tail);
+      return TRUE;
+    }
+  return _mend_line_tail(self, entry, tail);
+}
+
 static gboolean
 _open(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
 {
@@ -430,10 +455,9 @@ _open(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
   if (self->options.max_open && self->lru.length >= self->options.max_open)
     _evict_one(self);
 
-  /* with more than one writer the end may be another worker's write in progress */
   FastFileTail tail = { .found = FALSE };
-  if (self->options.lines && self->options.single_writer && !_compressed(self))
-    _scan_record_tail(self, entry, &tail);
+  if (_tail_is_checked(self))
+    _scan_tail(self, entry, &tail);
 
   AppendOpenResult result = append_opener_open(self->options.opener, entry->path, &opened, &error);
   if (result != APPEND_OPEN_SUCCESS)
@@ -466,9 +490,7 @@ _open(FastFileSet *self, FastFileEntry *entry, gint time_reopen)
   entry->only_bom = FALSE;
   g_queue_push_head_link(&self->lru, &entry->lru_link);
 
-  if (_compressed(self) && !opened.is_new_empty)
-    _cut_torn_unit(self, entry);
-  else if (tail.found && !opened.is_new_empty && !_mend_record_tail(self, entry, &tail))
+  if (tail.found && !opened.is_new_empty && !_mend_tail(self, entry, &tail))
     {
       _count_failure(entry, entry->last_errno, time_reopen);
       _close_fd(self, entry);

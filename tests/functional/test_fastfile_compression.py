@@ -11,6 +11,8 @@ import os
 import re
 import subprocess
 import sys
+import threading
+import time
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -207,6 +209,46 @@ log { source(s_in); destination(d_plain); destination(d_low); destination(d_high
             self.assertEqual(text, read(os.path.join(w, "plain.log")))
             rotated = sum(v for k, v in stats.items() if k.startswith("dst.fast-file;d_fast") and k.endswith(";rotations"))
             self.assertEqual(rotated, len(names) - 1)
+
+
+class CompressionOpenFiles(fdharness.TestCase):
+    def test_checking_existing_files_keeps_max_open_files(self):
+        """every first open of an existing compressed file reads its end (for a torn unit): that read
+        counts against max-open-files() too"""
+        w = self.workdir()
+        nfiles = 600
+        msgs = [("<13>Dec  1 12:00:00 host p%04d[1]: message %d" % (i % nfiles, i)).encode() for i in range(nfiles * 2)]
+        cfg = """
+options { keep-hostname(yes); stats-level(1); };
+source s_in { unix-stream("%(w)s/in.sock" flags(expect-hostname)); };
+destination d_fast { fast-file("%(w)s/out/${PROGRAM}.log" compression(gzip) max-open-files(16) create-dirs(yes)); };
+log { source(s_in); destination(d_fast); };
+""" % {"w": w}
+        outdir = os.path.join(w, "out") + "/"
+        for run in range(2):
+            with fdharness.SyslogNg(cfg, workdir=w) as sng:
+                peak = [0]
+                stop = threading.Event()
+
+                def sample():
+                    while not stop.is_set():
+                        try:
+                            peak[0] = max(peak[0], fdharness.open_fds_under(sng.pid, outdir))
+                        except OSError:
+                            pass
+                        time.sleep(0.0005)
+                t = threading.Thread(target=sample)
+                t.start()
+                try:
+                    fdharness.send_lines(os.path.join(w, "in.sock"), msgs)
+                    ok = fdharness.wait_until(lambda: stat(sng, "d_fast", "written") >= len(msgs), 60)
+                finally:
+                    stop.set()
+                    t.join()
+                self.assertTrue(ok, sng.output())
+                self.assertLessEqual(peak[0], 16, "run %d" % run)
+        for i in range(nfiles):
+            self.assertEqual(decompress("gzip", os.path.join(w, "out", "p%04d.log" % i)).count(b"\n"), 4)
 
 
 class CompressionConfig(fdharness.TestCase):
