@@ -1053,10 +1053,12 @@ _own_write(FastFileWorker *self, gint thread_id)
     return TRUE;
   FastFileDeferredRecord *records = &g_array_index(deferred->records, FastFileDeferredRecord, 0);
   const gchar *name = deferred->names->str + records[0].name_at;
+  /* a literal file name: no names were kept, every record goes to it */
+  gboolean one_name = self->lane.single_file != NULL;
   for (guint i = 0; i < n; i++)
     {
-      if (records[i].name_len != records[0].name_len
-          || memcmp(deferred->names->str + records[i].name_at, name, records[i].name_len) != 0)
+      if (!one_name && (records[i].name_len != records[0].name_len
+                        || memcmp(deferred->names->str + records[i].name_at, name, records[i].name_len) != 0))
         {
           deferred->mixed_jobs = FASTFILE_OWN_MIXED_JOBS;
           return FALSE;
