@@ -292,18 +292,19 @@ _scan_line_tail(FastFileSet *self, FastFileEntry *entry, gint rfd, FastFileTail 
 static void
 _scan_tail(FastFileSet *self, FastFileEntry *entry, FastFileTail *tail)
 {
-  gint rfd = open(entry->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  /* missing: a new file; not a regular file (a pipe, a device): never opened here, opening
+   * one may have effects of its own */
+  if (stat(entry->path, &tail->st) < 0 || !S_ISREG(tail->st.st_mode) || tail->st.st_size == 0)
+    return;
 
+  gint rfd = open(entry->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (rfd < 0)
     {
-      /* missing: a new file; unreadable: its end is not checked, and said so */
-      if (errno != ENOENT && errno != ENOTDIR)
-        {
-          tail->error = errno;
-          tail->line_scan = LINE_SCAN_READ_ERROR;
-          tail->unit_scan = BATCH_SCAN_READ_ERROR;
-          tail->found = stat(entry->path, &tail->st) == 0;
-        }
+      /* unreadable: its end is not checked, and said so */
+      tail->error = errno;
+      tail->line_scan = LINE_SCAN_READ_ERROR;
+      tail->unit_scan = BATCH_SCAN_READ_ERROR;
+      tail->found = TRUE;
       return;
     }
   if (fstat(rfd, &tail->st) == 0 && S_ISREG(tail->st.st_mode) && tail->st.st_size > 0)
