@@ -25,6 +25,7 @@ fastfile_trial_init(FastFileTrial *self)
   memset(self, 0, sizeof(*self));
   self->way = FASTFILE_WAY_HANDING;
   self->chosen = FASTFILE_WAY_HANDING;
+  self->retry_after = FASTFILE_TRIAL_FIRST_RETRY;
 }
 
 const gchar *
@@ -57,9 +58,11 @@ _next_way(FastFileTrial *self, FastFileWay measured)
     }
   if (measured != self->chosen)
     return self->chosen;
-  if (++self->windows_since_retry >= FASTFILE_TRIAL_RETRY)
+  /* the first choice rests on start-up windows: retried soon, then ever more seldom */
+  if (++self->windows_since_retry >= self->retry_after)
     {
       self->windows_since_retry = 0;
+      self->retry_after = MIN(self->retry_after * 2, FASTFILE_TRIAL_RETRY);
       return 1 - self->chosen;
     }
   return self->chosen;

@@ -48,8 +48,11 @@
  * the end of each, from the end of the window's first (which lets the other
  * way's tail be written first) to the end of its last.  Each way is measured
  * once at the start, then the cheaper one is taken and the other tried again
- * for one window every FASTFILE_TRIAL_RETRY windows, as the machine or the
- * messages may change.  The first choice takes formatting on the delivering
+ * for one window after FASTFILE_TRIAL_FIRST_RETRY windows, then after twice
+ * as many each time up to every FASTFILE_TRIAL_RETRY windows, as the machine
+ * or the messages may change: the first measures are start-up's (on the
+ * Xeon VM at 100 B two runs in three first chose handing over, 17% dearer
+ * once warm, and kept it for 33 windows before the first retry).  The first choice takes formatting on the delivering
  * thread only when it was at least FASTFILE_TRIAL_MARGIN cheaper; otherwise
  * handing over (it keeps the delivering thread's caches to the reading).
  * After it, the chosen way is left only for a retry that cost at least the
@@ -69,6 +72,7 @@
  */
 #define FASTFILE_TRIAL_JOBS 16
 #define FASTFILE_TRIAL_RETRY 32
+#define FASTFILE_TRIAL_FIRST_RETRY 2
 #define FASTFILE_TRIAL_MIN_MESSAGES 64
 /* a job's clock starts at its message of this number: a job of a few messages (syslog-ng's default
  * log-fetch-limit(10)) never hands over and pays no clock reading */
@@ -95,6 +99,8 @@ typedef struct _FastFileTrial
   gdouble ns_per_message[2];         /* each way's last window, both threads (FastFileWay); 0: not measured */
   gdouble writer_ns_per_message[2];  /* of which the writer's thread */
   guint windows_since_retry;
+  guint retry_after;                 /* windows of the chosen way before the next retry: doubles from
+                                      * FASTFILE_TRIAL_FIRST_RETRY up to FASTFILE_TRIAL_RETRY */
 } FastFileTrial;
 
 void fastfile_trial_init(FastFileTrial *self);

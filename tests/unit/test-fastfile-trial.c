@@ -92,8 +92,9 @@ test_own_way_when_clearly_cheaper(void)
   /* 2026-12-05's VM at 100 B: 1210 ns handing over, 840 formatting here */
   gint own = run(&trial, 1210, 840, 2 + 4 * FASTFILE_TRIAL_RETRY);
   g_assert_false(fastfile_trial_hands_over(&trial));
-  /* all but the first window and one retry of handing over per FASTFILE_TRIAL_RETRY */
-  g_assert_cmpint(own, >=, 4 * FASTFILE_TRIAL_RETRY - 4);
+  /* all but the first window and the retries of handing over: after 2, 4, 8 and 16 windows, then one per
+   * FASTFILE_TRIAL_RETRY */
+  g_assert_cmpint(own, >=, 4 * FASTFILE_TRIAL_RETRY - 8);
   g_assert_cmpint(own, <, 4 * FASTFILE_TRIAL_RETRY + 2);
 }
 
@@ -106,13 +107,14 @@ test_handing_over_when_cheaper_or_within_the_margin(void)
   /* 2026-12-04's VM: handing over cheaper on the delivering thread */
   gint own = run(&trial, 1560, 1900, 2 + 2 * FASTFILE_TRIAL_RETRY);
   g_assert_true(fastfile_trial_hands_over(&trial));
-  g_assert_cmpint(own, <=, 3);
+  /* its first measure and the retries after 2, 4, 8, 16 and 32 windows */
+  g_assert_cmpint(own, <=, 6);
 
   /* own 5% cheaper: within the margin, handing over stays */
   fastfile_trial_init(&trial);
   own = run(&trial, 1000, 950, 2 + 2 * FASTFILE_TRIAL_RETRY);
   g_assert_true(fastfile_trial_hands_over(&trial));
-  g_assert_cmpint(own, <=, 3);
+  g_assert_cmpint(own, <=, 6);
 }
 
 static void
@@ -143,6 +145,31 @@ test_small_jobs_are_not_measured(void)
   g_assert_cmpuint(trial.jobs, ==, 0);
 }
 
+/* a first choice made on start-up measures (the first windows pay for warming up) is tried again soon, then ever
+ * more seldom: on the Xeon VM at 100 B, 2 of 3 runs of 2,000,000 messages first chose handing over and kept it for
+ * 33 windows (a quarter of the run) before a retry found formatting here cheaper by 17% */
+static void
+test_a_wrong_first_choice_is_retried_soon(void)
+{
+  FastFileTrial trial;
+
+  fastfile_trial_init(&trial);
+  /* start-up: handing over measured at 1000, the own way at 950 while warming up: handing over taken */
+  run(&trial, 1000, 950, 2);
+  g_assert_true(fastfile_trial_hands_over(&trial));
+  g_assert_cmpint(trial.chosen, ==, FASTFILE_WAY_HANDING);
+  /* warmed up, the own way costs 830: found within FASTFILE_TRIAL_FIRST_RETRY windows and one retry */
+  gint own = run(&trial, 1000, 830, FASTFILE_TRIAL_FIRST_RETRY + 2);
+  g_assert_cmpint(trial.chosen, ==, FASTFILE_WAY_OWN);
+  g_assert_cmpint(own, >=, 1);
+  /* and from then on retries of handing over come ever more seldom, at most every FASTFILE_TRIAL_RETRY windows */
+  gint n = 8 * FASTFILE_TRIAL_RETRY;
+  own = run(&trial, 1000, 830, n);
+  g_assert_cmpint(trial.chosen, ==, FASTFILE_WAY_OWN);
+  g_assert_cmpint(n - own, <=, 8 + 6);
+  g_assert_cmpint(trial.retry_after, ==, FASTFILE_TRIAL_RETRY);
+}
+
 /* the chosen way's windows are not held against an old measure of the other way: the machine's speed moves between
  * them (on 2026-12-05's VM at 1000 B the own way measured 1.26 us/msg and a few windows later 1.73, against handing
  * over's 1.74 from long before, and handing over was taken for windows in which it cost more) */
@@ -158,7 +185,9 @@ test_a_slow_window_of_the_chosen_way_does_not_switch(void)
   g_assert_false(window(&trial, 1900));
   g_assert_false(fastfile_trial_hands_over(&trial));
   g_assert_cmpint(trial.chosen, ==, FASTFILE_WAY_OWN);
-  g_assert_cmpint(run(&trial, 1740, 1260, FASTFILE_TRIAL_RETRY - 8), ==, FASTFILE_TRIAL_RETRY - 8);
+  /* the own way throughout but for its retries of handing over (after 4, 8 and 16 windows here) */
+  g_assert_cmpint(run(&trial, 1740, 1260, FASTFILE_TRIAL_RETRY - 8), >=, FASTFILE_TRIAL_RETRY - 8 - 3);
+  g_assert_cmpint(trial.chosen, ==, FASTFILE_WAY_OWN);
 }
 
 /* a retry of the other way is weighed against the chosen way's window just before it, and within the margin the
@@ -239,6 +268,7 @@ main(int argc, char **argv)
                   test_a_slow_window_of_the_chosen_way_does_not_switch);
   g_test_add_func("/fastfile/trial/a-retry-within-the-margin-keeps-the-chosen-way",
                   test_a_retry_within_the_margin_keeps_the_chosen_way);
+  g_test_add_func("/fastfile/trial/a-wrong-first-choice-is-retried-soon", test_a_wrong_first_choice_is_retried_soon);
   g_test_add_func("/fastfile/trial/small-jobs-are-not-measured", test_small_jobs_are_not_measured);
   g_test_add_func("/fastfile/trial/counts-the-writer-threads-cpu", test_counts_the_writer_threads_cpu);
   g_test_add_func("/fastfile/trial/shared-jobs-restart-the-window", test_shared_jobs_restart_the_window);
