@@ -81,13 +81,18 @@ _forget_if_idle(FastFileSet *self, FastFileEntry *entry)
 }
 
 static gboolean
+_torn_end_is(FastFileEntry *entry, const struct stat *st)
+{
+  return entry->torn_end.valid && S_ISREG(st->st_mode) && st->st_dev == entry->torn_end.dev
+         && st->st_ino == entry->torn_end.ino && st->st_size == entry->torn_end.size;
+}
+
+static gboolean
 _torn_end_matches(FastFileEntry *entry, gint fd)
 {
   struct stat st;
 
-  return entry->torn_end.valid && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
-         && st.st_dev == entry->torn_end.dev && st.st_ino == entry->torn_end.ino
-         && st.st_size == entry->torn_end.size;
+  return entry->torn_end.valid && fstat(fd, &st) == 0 && _torn_end_is(entry, &st);
 }
 
 static void
@@ -262,39 +267,27 @@ _tail_is_checked(FastFileSet *self)
   return self->options.single_writer && (_compressed(self) || self->options.lines);
 }
 
-/* compression(): the file from its start, to its last complete member/frame
- * (none to read when our last complete member left it at this size) */
-static void
-_scan_unit_tail(FastFileSet *self, FastFileEntry *entry, gint rfd, FastFileTail *tail)
+/* whether the end of the file `st` describes is known without reading it */
+static gboolean
+_tail_is_known(FastFileSet *self, FastFileEntry *entry, const struct stat *st)
 {
-  if (entry->whole_end.valid && entry->whole_end.dev == tail->st.st_dev && entry->whole_end.ino == tail->st.st_ino
-      && entry->whole_end.size == tail->st.st_size)
-    return;
-  tail->unit_scan = batch_compressor_scan(self->options.compression->type, rfd, tail->st.st_size, &tail->valid_end);
-  tail->error = errno;
-  tail->found = tail->unit_scan != BATCH_SCAN_WHOLE;
-}
-
-/* plain: the end of the file, back to its last line end */
-static void
-_scan_line_tail(FastFileSet *self, FastFileEntry *entry, gint rfd, FastFileTail *tail)
-{
+  /* compression(): our last complete member left it at this size */
+  if (_compressed(self))
+    return entry->whole_end.valid && entry->whole_end.dev == st->st_dev && entry->whole_end.ino == st->st_ino
+           && entry->whole_end.size == st->st_size;
   /* bom(yes) writes the BOM as it opens a new file: a file of just that holds no record;
    * a record of ours torn in this run is finished, not cut */
-  if ((self->options.bom_len && tail->st.st_size == (off_t) self->options.bom_len)
-      || (entry->head_written && _torn_end_matches(entry, rfd)))
-    return;
-  tail->line_scan = line_encoder_scan_tail(self->options.lines, rfd, tail->st.st_size, &tail->valid_end);
-  tail->error = errno;
-  tail->found = tail->line_scan != LINE_SCAN_WHOLE;
+  return (self->options.bom_len && st->st_size == (off_t) self->options.bom_len)
+         || (entry->head_written && _torn_end_is(entry, st));
 }
 
 static void
 _scan_tail(FastFileSet *self, FastFileEntry *entry, FastFileTail *tail)
 {
   /* missing: a new file; not a regular file (a pipe, a device): never opened here, opening
-   * one may have effects of its own */
-  if (stat(entry->path, &tail->st) < 0 || !S_ISREG(tail->st.st_mode) || tail->st.st_size == 0)
+   * one may have effects of its own; its end known: not opened either (a reopen after an eviction) */
+  if (stat(entry->path, &tail->st) < 0 || !S_ISREG(tail->st.st_mode) || tail->st.st_size == 0
+      || _tail_is_known(self, entry, &tail->st))
     return;
 
   gint rfd = open(entry->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -307,12 +300,23 @@ _scan_tail(FastFileSet *self, FastFileEntry *entry, FastFileTail *tail)
       tail->found = TRUE;
       return;
     }
-  if (fstat(rfd, &tail->st) == 0 && S_ISREG(tail->st.st_mode) && tail->st.st_size > 0)
+  if (fstat(rfd, &tail->st) == 0 && S_ISREG(tail->st.st_mode) && tail->st.st_size > 0
+      && !_tail_is_known(self, entry, &tail->st))
     {
       if (_compressed(self))
-        _scan_unit_tail(self, entry, rfd, tail);
+        {
+          /* from its start, to its last complete member/frame */
+          tail->unit_scan = batch_compressor_scan(self->options.compression->type, rfd, tail->st.st_size,
+                                                  &tail->valid_end);
+          tail->found = tail->unit_scan != BATCH_SCAN_WHOLE;
+        }
       else
-        _scan_line_tail(self, entry, rfd, tail);
+        {
+          /* back to its last line end */
+          tail->line_scan = line_encoder_scan_tail(self->options.lines, rfd, tail->st.st_size, &tail->valid_end);
+          tail->found = tail->line_scan != LINE_SCAN_WHOLE;
+        }
+      tail->error = errno;
     }
   close(rfd);
 }
