@@ -23,7 +23,6 @@ import socket
 import struct
 import sys
 import threading
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FUNCTIONAL = os.path.join(HERE, "..", "functional")
@@ -142,41 +141,6 @@ def start_thread(target, *args):
     t = threading.Thread(target=target, args=args, daemon=True)
     t.start()
     return t
-
-
-def fds_under(pid, prefix):
-    """Number of pid's open fds whose target is under prefix."""
-    n = 0
-    try:
-        fds = os.listdir("/proc/%d/fd" % pid)
-    except OSError:
-        return 0
-    for fd in fds:
-        try:
-            n += os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith(prefix)
-        except OSError:
-            pass
-    return n
-
-
-class FdSampler:
-    """Samples fds_under(pid, prefix) in a thread; .peak is the maximum seen."""
-
-    def __init__(self, pid, prefix):
-        self.pid, self.prefix, self.peak, self.samples = pid, prefix, 0, 0
-        self._stop = threading.Event()
-        self._thread = start_thread(self._run)
-
-    def _run(self):
-        while not self._stop.is_set():
-            self.peak = max(self.peak, fds_under(self.pid, self.prefix))
-            self.samples += 1
-            time.sleep(0.002)
-
-    def stop(self):
-        self._stop.set()
-        self._thread.join()
-        return self.peak
 
 
 def parse_export(data):

@@ -533,7 +533,7 @@ log { source(s_in); destination(d_fast); flags(flow-control); };
     per_file = 2
     rss = []
     with fdharness.SyslogNg(cfg, workdir=w) as sng:
-        sampler = faultlib.FdSampler(sng.pid, out + "/")
+        sampler = fdharness.PeakFds(sng.pid, out + "/", interval=0.002).start()
         try:
             for r in range(rounds):
                 lines = []

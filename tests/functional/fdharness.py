@@ -39,6 +39,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -464,6 +465,43 @@ def open_fds_under(pid, prefix):
         except OSError:
             pass
     return n
+
+
+class PeakFds:
+    """A thread counting pid's descriptors below prefix every `interval` seconds, from start() (or the
+    with-block's start) to stop() (or its end); .peak is the most it saw (a bound such as
+    max-open-files() must hold at every moment), .samples how many counts it made."""
+
+    def __init__(self, pid, prefix, interval=0.001):
+        self.pid, self.prefix, self.interval = pid, prefix, interval
+        self.peak = self.samples = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self):
+        while not self._stop.is_set():
+            try:
+                self.peak = max(self.peak, open_fds_under(self.pid, self.prefix))
+                self.samples += 1
+            except OSError:
+                pass
+            time.sleep(self.interval)
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join()
+        return self.peak
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
 
 
 def is_root():

@@ -11,8 +11,6 @@ import os
 import re
 import subprocess
 import sys
-import threading
-import time
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -227,26 +225,11 @@ log { source(s_in); destination(d_fast); };
         outdir = os.path.join(w, "out") + "/"
         for run in range(2):
             with fdharness.SyslogNg(cfg, workdir=w) as sng:
-                peak = [0]
-                stop = threading.Event()
-
-                def sample():
-                    while not stop.is_set():
-                        try:
-                            peak[0] = max(peak[0], fdharness.open_fds_under(sng.pid, outdir))
-                        except OSError:
-                            pass
-                        time.sleep(0.0005)
-                t = threading.Thread(target=sample)
-                t.start()
-                try:
+                with fdharness.PeakFds(sng.pid, outdir, interval=0.0005) as fds:
                     fdharness.send_lines(os.path.join(w, "in.sock"), msgs)
                     ok = fdharness.wait_until(lambda: stat(sng, "d_fast", "written") >= len(msgs), 60)
-                finally:
-                    stop.set()
-                    t.join()
                 self.assertTrue(ok, sng.output())
-                self.assertLessEqual(peak[0], 16, "run %d" % run)
+                self.assertLessEqual(fds.peak, 16, "run %d" % run)
         for i in range(nfiles):
             self.assertEqual(decompress("gzip", os.path.join(w, "out", "p%04d.log" % i)).count(b"\n"), 4)
 

@@ -6,8 +6,6 @@ encodings and line endings, templated names, and config errors."""
 import os
 import subprocess
 import sys
-import threading
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fdharness  # noqa: E402
@@ -154,27 +152,12 @@ log { source(s_in); destination(d_fast); };
 """ % {"w": w}
         outdir = os.path.join(w, "out") + "/"
         with fdharness.SyslogNg(cfg, workdir=w) as sng:
-            peak = [0]
-            stop = threading.Event()
-
-            def sample():
-                while not stop.is_set():
-                    try:
-                        peak[0] = max(peak[0], fdharness.open_fds_under(sng.pid, outdir))
-                    except OSError:
-                        pass
-                    time.sleep(0.001)
-            t = threading.Thread(target=sample)
-            t.start()
-            try:
+            with fdharness.PeakFds(sng.pid, outdir) as fds:
                 fdharness.send_lines(os.path.join(w, "in.sock"), lines)
                 ok = fdharness.wait_until(lambda: written(sng, "d_fast") >= len(lines), 60)
-            finally:
-                stop.set()
-                t.join()
             self.assertTrue(ok, sng.output())
-            self.assertLessEqual(peak[0], 16)
-            self.assertGreaterEqual(peak[0], 8, "the sampler never saw the files open")
+            self.assertLessEqual(fds.peak, 16)
+            self.assertGreaterEqual(fds.peak, 8, "the sampler never saw the files open")
         names = os.listdir(os.path.join(w, "out"))
         self.assertEqual(len(names), nfiles)
         for name in names:
