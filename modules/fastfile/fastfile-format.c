@@ -72,13 +72,17 @@ fastfile_formatter_get_bom(const FastFileFormatter *self, gsize *len)
   return line_encoder_get_bom(self->encoder, len);
 }
 
+/* pad-size(): only file()'s own formats are padded */
+static gboolean
+_padded(const FastFileFormatter *self)
+{
+  return self->record->pad_size > 0 && (self->record->syslog_protocol || !self->template);
+}
+
 const LineEncoder *
 fastfile_formatter_get_lines(const FastFileFormatter *self)
 {
-  const FastFileRecordOptions *record = self->record;
-  gboolean padded = record->pad_size > 0 && (record->syslog_protocol || !self->template);
-
-  if (self->line_ending_len == 0 || padded || record->truncate_size >= 0)
+  if (self->line_ending_len == 0 || _padded(self) || self->record->truncate_size >= 0)
     return NULL;
   return self->encoder;
 }
@@ -429,8 +433,7 @@ _reshape(FastFileFormatter *self, GString *text, gsize start, gboolean newline, 
   gboolean template_line_without_newline = !newline;
   gsize len_before = text->len;
 
-  /* only file()'s own formats are padded */
-  if (record->pad_size > 0 && (record->syslog_protocol || !self->template))
+  if (_padded(self))
     _pad(self, text, start, &newline);
   if (record->no_multi_line)
     _join_lines(text, start, newline);
