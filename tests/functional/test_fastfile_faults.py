@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import unittest.mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fdharness  # noqa: E402
@@ -239,6 +240,42 @@ log { source(s_in); destination(d_fast); };
             data = f.read()
         self.assertTrue(data.startswith(whole))
         self.assertEqual(data.count(b"seq="), 20)
+
+    @fdharness.skip_unless_root
+    def test_a_file_it_may_not_read_is_appended_to_unchecked(self):
+        """a file syslog-ng may write but not read (mode 0200, syslog-ng running as another
+        user without capabilities): its end is not checked, which is logged, and nothing is
+        cut or lost; the records are appended after whatever it ends in"""
+        w = self.workdir()
+        path = os.path.join(w, "out.log")
+        head = b"an earlier line\nNov 30 05:00:00 host prog[1]: seq=000"
+        with open(path, "wb") as f:
+            f.write(head)
+        os.chmod(path, 0o200)
+        for p in (w, path):
+            os.chown(p, 65534, 65534)
+        cfg = """
+options { stats-level(1); };
+source s_in { unix-stream("%(w)s/in.sock"); };
+destination d_fast { fast-file("%(path)s"); };
+log { source(s_in); destination(d_fast); };
+""" % {"w": w, "path": path}
+        wrapper = "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all " \
+            + os.environ.get("FASTDEST_SYSLOG_NG_WRAPPER", "")
+        with unittest.mock.patch.dict(os.environ, {"FASTDEST_SYSLOG_NG_WRAPPER": wrapper}):
+            with fdharness.SyslogNg(cfg, workdir=w) as sng:
+                fdharness.send_lines(os.path.join(w, "in.sock"), seq_lines(0, 50))
+                self.assertTrue(fdharness.wait_until(lambda: stat(sng, "written") >= 50, 30), sng.output())
+                output = sng.output()
+        self.assertRegex(output, r"error reading the file to check its end for a partly written record;.*"
+                         r"errno='13'")
+        self.assertNotIn("cut a partly written record", output)
+        with open(path, "rb") as f:
+            data = f.read()
+        self.assertTrue(data.startswith(head), data[:80])
+        lines = data[len(head):].split(b"\n")
+        self.assertEqual(lines[-1], b"")
+        self.assertEqual([int(line[line.find(b"seq=") + 4:][:8]) for line in lines[:-1]], list(range(50)))
 
 
 class TestRotation(FaultCase):
