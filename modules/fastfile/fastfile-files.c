@@ -81,10 +81,20 @@ _forget_if_idle(FastFileSet *self, FastFileEntry *entry)
 }
 
 static gboolean
-_torn_end_is(FastFileEntry *entry, const struct stat *st)
+_end_mark_is(const FastFileEndMark *mark, const struct stat *st)
 {
-  return entry->torn_end.valid && S_ISREG(st->st_mode) && st->st_dev == entry->torn_end.dev
-         && st->st_ino == entry->torn_end.ino && st->st_size == entry->torn_end.size;
+  return mark->valid && S_ISREG(st->st_mode) && st->st_dev == mark->dev && st->st_ino == mark->ino
+         && st->st_size == mark->size;
+}
+
+/* the file `st` describes, at `size`; a pipe or a device has no end to mark */
+static void
+_end_mark_set(FastFileEndMark *mark, const struct stat *st, off_t size)
+{
+  mark->valid = S_ISREG(st->st_mode);
+  mark->dev = st->st_dev;
+  mark->ino = st->st_ino;
+  mark->size = size;
 }
 
 static gboolean
@@ -92,7 +102,7 @@ _torn_end_matches(FastFileEntry *entry, gint fd)
 {
   struct stat st;
 
-  return entry->torn_end.valid && fstat(fd, &st) == 0 && _torn_end_is(entry, &st);
+  return entry->torn_end.valid && fstat(fd, &st) == 0 && _end_mark_is(&entry->torn_end, &st);
 }
 
 static void
@@ -100,12 +110,10 @@ _remember_torn_end(FastFileEntry *entry)
 {
   struct stat st;
 
-  entry->torn_end.valid = fstat(entry->fd, &st) == 0 && S_ISREG(st.st_mode);
-  if (!entry->torn_end.valid)
-    return;
-  entry->torn_end.dev = st.st_dev;
-  entry->torn_end.ino = st.st_ino;
-  entry->torn_end.size = st.st_size;
+  if (fstat(entry->fd, &st) == 0)
+    _end_mark_set(&entry->torn_end, &st, st.st_size);
+  else
+    entry->torn_end.valid = FALSE;
 }
 
 /* the head record's start is not at the end of the file we (re)opened: write
@@ -273,12 +281,11 @@ _tail_is_known(FastFileSet *self, FastFileEntry *entry, const struct stat *st)
 {
   /* compression(): our last complete member left it at this size */
   if (_compressed(self))
-    return entry->whole_end.valid && entry->whole_end.dev == st->st_dev && entry->whole_end.ino == st->st_ino
-           && entry->whole_end.size == st->st_size;
+    return _end_mark_is(&entry->whole_end, st);
   /* bom(yes) writes the BOM as it opens a new file: a file of just that holds no record;
    * a record of ours torn in this run is finished, not cut */
   return (self->options.bom_len && st->st_size == (off_t) self->options.bom_len)
-         || (entry->head_written && _torn_end_is(entry, st));
+         || (entry->head_written && _end_mark_is(&entry->torn_end, st));
 }
 
 static void
@@ -852,10 +859,7 @@ _write_member(FastFileSet *self, FastFileEntry *entry, gsize end, const guint8 *
       _account_written(entry, end);
       entry->only_bom = FALSE;
       entry->attempts = 0;
-      entry->whole_end.valid = S_ISREG(before->st_mode);
-      entry->whole_end.dev = before->st_dev;
-      entry->whole_end.ino = before->st_ino;
-      entry->whole_end.size = before->st_size + member_len;
+      _end_mark_set(&entry->whole_end, before, before->st_size + member_len);
       stats_counter_add(compression->bytes_in, end);
       stats_counter_add(compression->bytes_out, member_len);
       _sync_if_asked(self, entry);

@@ -43,6 +43,16 @@
  * closed and freed.  An entry stays alive while records in it are not yet
  * settled.
  */
+/* a file as a write of ours left it: the same file (device and inode) still at that size is known to end
+ * there, without reading it */
+typedef struct _FastFileEndMark
+{
+  gboolean valid;
+  dev_t dev;
+  ino_t ino;
+  off_t size;
+} FastFileEndMark;
+
 typedef struct _FastFileEntry
 {
   gchar *path;
@@ -60,20 +70,8 @@ typedef struct _FastFileEntry
   gsize head_written;         /* bytes of out's first record already on disk (a torn write) */
   gboolean orphan_head;       /* that record was settled already (dropped): only its tail is kept */
   guint done_records;         /* records completed by writes, not yet attributed by the lane */
-  struct
-  {
-    gboolean valid;
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-  } torn_end;                 /* the file as a torn write left it: truncate only if it still is */
-  struct
-  {
-    gboolean valid;
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-  } whole_end;                /* compression(): the file as our last complete member left it: no scan at reopen */
+  FastFileEndMark torn_end;   /* the file as a torn write left it: truncate only if it still is */
+  FastFileEndMark whole_end;  /* compression(): the file as our last complete member left it: no scan at reopen */
   gboolean only_bom;          /* the open file holds nothing of ours but the BOM written at its open */
   gint attempts;              /* failed writes of the records now in out */
   gint64 retry_at;            /* monotonic usec: do not try before */
