@@ -307,6 +307,7 @@ _scan_tail(FastFileSet *self, FastFileEntry *entry, FastFileTail *tail)
       tail->found = TRUE;
       return;
     }
+  /* again for what was opened: the path may name another file by now (a rotation between the two) */
   if (fstat(rfd, &tail->st) == 0 && S_ISREG(tail->st.st_mode) && tail->st.st_size > 0
       && !_tail_is_known(self, entry, &tail->st))
     {
