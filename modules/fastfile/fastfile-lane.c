@@ -123,6 +123,23 @@ _refused_reason(const gchar *filename, gsize len)
   return NULL;
 }
 
+/* _refused_reason() of the prepared file name, looked at again only when it is not the name checked last (its
+ * strlen() and the spurious path's scan were ~80 instructions per message with 4 connections into a file per host,
+ * callgrind, 100 B) */
+static const gchar *
+_checked_reason(FastFilePrepared *prepared)
+{
+  GString *name = prepared->filename;
+
+  if (name->len != prepared->checked->len || memcmp(name->str, prepared->checked->str, name->len) != 0)
+    {
+      prepared->checked_refused = _refused_reason(name->str, name->len);
+      g_string_truncate(prepared->checked, 0);
+      g_string_append_len(prepared->checked, name->str, name->len);
+    }
+  return prepared->checked_refused;
+}
+
 /* lock held: the entry of a formatted name (len bytes, NUL-terminated); NULL (reported) when it is refused */
 static FastFileEntry *
 _entry_of(FastFileLane *self, const gchar *filename, gsize len, const gchar *refused)
@@ -318,6 +335,9 @@ fastfile_prepared_new(const FastFileLaneOptions *options, GError **error)
     }
   self->filename = g_string_sized_new(256);
   self->record = g_string_sized_new(1024);
+  self->checked = g_string_sized_new(256);
+  /* the verdict of the empty name it holds */
+  self->checked_refused = _refused_reason(self->checked->str, self->checked->len);
   return self;
 }
 
@@ -329,6 +349,7 @@ fastfile_prepared_free(FastFilePrepared *self)
   fastfile_formatter_destroy(&self->formatter);
   g_string_free(self->filename, TRUE);
   g_string_free(self->record, TRUE);
+  g_string_free(self->checked, TRUE);
   g_free(self);
 }
 
@@ -347,7 +368,7 @@ fastfile_lane_prepare_append(const FastFileLane *self, FastFilePrepared *prepare
   if (!self->single_file)
     {
       _format_filename(self, msg, seq_num, prepared->filename);
-      const gchar *refused = _refused_reason(prepared->filename->str, prepared->filename->len);
+      const gchar *refused = _checked_reason(prepared);
       if (refused)
         return refused;
     }

@@ -131,6 +131,8 @@ typedef struct _FastFilePrepared
   GString *filename;
   GString *record;
   const gchar *refused;               /* why the file name is refused; NULL: it is fine */
+  GString *checked;                   /* the last file name checked, and why it was refused (NULL: it is fine): */
+  const gchar *checked_refused;       /* a connection's messages mostly name one file, checked once */
   gboolean skipped;                   /* rendered empty: nothing to write (as file()) */
 } FastFilePrepared;
 
