@@ -960,10 +960,11 @@ _settle_written(FastFileWorker *self, FastFileDeferred *deferred, guint max)
   if (n == 0)
     return;
   FastFileDeferredRecord *records = deferred->written.at + deferred->written_head;
+  /* the first written_acked of them were acked at a job's end */
   guint acked = MIN(n, deferred->written_acked);
-  for (guint i = 0; i < acked; i++)
+  _ack_own(self, records + acked, n - acked, FALSE);
+  for (guint i = 0; i < n; i++)
     log_msg_unref(records[i].held);
-  _settle_own(self, records + acked, n - acked, FALSE);
   deferred->written_acked -= acked;
   deferred->written_head += n;
   if (deferred->written_head == deferred->written.len)
