@@ -238,6 +238,35 @@ class TestBenchTargetBounds(fdharness.TestCase):
         self.assertIn("handing over, reading and acking only (u) is 1.28x (b): the bar is **out of reach**", row)
         self.assertIn("the least a destination writing on its own thread does (y) is 1.27x (b)", row)
         self.assertIn("the least a destination writing there does (x) is 1.25x (b)", row)
+        self.assertIn("**FAIL** (limit)", row)
+        self.assertIn("no design measured reaches the bar, the best is (u) at 1.28x, (d) 0.95x of it", row)
+        self.assertIn("1 of them where no design the bench measures reaches the bar either", text)
+
+    def _targets(self, rates, size=100):
+        by_case = {k: [{"case": k, "size": size, "n": 10, "run": i, "msgs_per_s": v * (1 + i / 100),
+                        "check": "PASS", "cpu_us_per_msg": 1.0, "rss_mb": 10.0, "allocs_per_msg": 1.0}
+                       for i in range(3)] for k, v in rates.items()}
+        return load_bench().targets_table([size], {size: by_case}, {size: {"noisy": False, "ceiling_noisy": False,
+                                                                           "noisy_runs": {}}}, {})
+
+    def test_a_miss_where_a_design_reaches_the_bar_is_no_limit(self):
+        # (y) reaches 1.31x: the bar is within a design's reach, so (d)'s miss is its own
+        text = self._targets({"a": 1000, "b": 640, "d": 780, "r": 930, "u": 850, "y": 840, "x": 800})
+        row = next(line for line in text.splitlines() if line.startswith("| (d) msgs/s >= 1.3x"))
+        self.assertIn("**FAIL** |", row)
+        self.assertNotIn("(limit)", row)
+        self.assertNotIn("no design measured", row)
+        self.assertNotIn("of them where no design", text)
+
+    def test_a_file_per_host_miss_is_judged_against_the_least_file_destination(self):
+        rates = {"m": 1000, "n": 1400, "o": 2000, "s": 1900, "v": 1450}
+        text = self._targets(rates)
+        row = next(line for line in text.splitlines() if "a file per host: fast-file (n)" in line)
+        self.assertIn("**FAIL** (limit)", row)
+        self.assertIn("the best is (v) at 1.45x, (n) 0.97x of it: the measured limit", row)
+        rates["v"] = 1650
+        row = next(line for line in self._targets(rates).splitlines() if "a file per host: fast-file (n)" in line)
+        self.assertNotIn("(limit)", row)
         self.assertIn("**FAIL**", row)
 
 
