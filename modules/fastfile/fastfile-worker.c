@@ -900,11 +900,12 @@ _may_defer(FastFileWorker *self, const LogPathOptions *path_options, gint thread
 }
 
 /* a delivering thread in a job, without the lock: TRUE when it formats msg
- * apart (_defer()) without trying the lock first */
+ * apart (_defer()) without trying the lock first; may_defer: _may_defer()'s
+ * answer, asked once per message for both */
 static gboolean
-_batching_apart(FastFileWorker *self, const LogPathOptions *path_options, gint thread_id)
+_batching_apart(FastFileWorker *self, gboolean may_defer, gint thread_id)
 {
-  if (!_may_defer(self, path_options, thread_id))
+  if (!may_defer)
     return FALSE;
   FastFileDeferred *deferred = self->deferred[thread_id];
   return self->own_batches || !deferred || deferred->short_lines;
@@ -999,9 +1000,9 @@ _ack_written(FastFileWorker *self, FastFileDeferred *deferred)
  * now */
 static gboolean
 _defer(FastFileWorker *self, FastFilePrepared *prepared, LogMessage *msg, gint32 seq_num,
-       const LogPathOptions *path_options, gboolean keep, gint thread_id)
+       const LogPathOptions *path_options, gboolean keep, gboolean may_defer, gint thread_id)
 {
-  if (!_may_defer(self, path_options, thread_id))
+  if (!may_defer)
     return FALSE;
   if (!self->deferred[thread_id])
     {
@@ -1047,7 +1048,9 @@ _defer(FastFileWorker *self, FastFilePrepared *prepared, LogMessage *msg, gint32
           g_string_append_len(deferred->names, prepared->filename->str, prepared->filename->len + 1);
         }
     }
-  record.size = log_msg_get_size(msg);
+  /* the queue's memory counter needs it only for a record staged in the lane: a batch of the thread's own
+   * takes it then, if ever (_stage_deferred_locked()); the others are staged, and take it here, outside the lock */
+  record.size = self->own_batches ? 0 : log_msg_get_size(msg);
   record.mark = (msg->flags & LF_MARK) != 0;
   record.held = keep ? msg : log_msg_ref(msg);
   if (!keep)
@@ -1105,12 +1108,14 @@ _stage_deferred_locked(FastFileWorker *self, gint thread_id, gboolean in_job)
     {
       FastFileDeferredRecord *record = &deferred->records.at[i];
       FastFileStaged staged;
+      /* a record of the thread's own batch has none yet (_defer()) */
+      gsize size = record->size ? record->size : log_msg_get_size(record->held);
       FastFileRecordState state = fastfile_lane_stage_bytes(&self->lane, deferred->names->str + record->name_at,
                                   record->name_len, record->refused, record->skipped,
                                   deferred->lines->str + record->record_at,
                                   record->record_len, record->held,
-                                  record->ack_needed, record->size, &staged);
-      post = _staged_locked(self, state, record->size, &staged, in_job, thread_id) || post;
+                                  record->ack_needed, size, &staged);
+      post = _staged_locked(self, state, size, &staged, in_job, thread_id) || post;
       if (staged.len)
         log_threaded_dest_driver_insert_msg_length_stats(self->super.owner, staged.len);
     }
@@ -1531,12 +1536,13 @@ fastfile_worker_queue(FastFileWorker *self, LogMessage *msg, const LogPathOption
   if (templates)
     scratch_buffers_mark(&mark);
   /* another thread's chunk holds messages delivered before this one: formatted apart, staged after them */
-  if ((in_job && (_batching_apart(self, path_options, thread_id) || _others_open(self)))
+  gboolean may_defer = in_job && _may_defer(self, path_options, thread_id);
+  if ((in_job && (_batching_apart(self, may_defer, thread_id) || _others_open(self)))
       || !g_mutex_trylock(&self->lock))
     {
       /* another delivering thread holds it: format here meanwhile, only copy under it */
       prepared = in_job ? _prepared_for(self, thread_id) : NULL;
-      if (prepared && _defer(self, prepared, msg, seq_num, path_options, keep, thread_id))
+      if (prepared && _defer(self, prepared, msg, seq_num, path_options, keep, may_defer, thread_id))
         {
           if (templates)
             scratch_buffers_reclaim_marked(mark);

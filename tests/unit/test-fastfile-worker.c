@@ -1503,6 +1503,51 @@ test_direct_failing_file_holds_only_its_own(void)
   g_free(good);
 }
 
+/* a lone thread that writes batches of its own (the trial's way) into a file per host: a batch of two names goes
+ * to the lane, and a record waiting there for a failed file counts its message's size in the queue's memory
+ * (a record of the thread's own batch takes it only when it is staged) */
+static void
+test_direct_own_batch_staged_counts_its_size(void)
+{
+  gchar *good = tmp_path("direct-own-good.log");
+  Rig rig = rig_new("${HOST}", "${MSG}\n");
+  log_threaded_dest_driver_set_max_retries_on_error(&rig.driver->super.super.super, 3);
+  rig_start(&rig);
+  FastFileWorker *worker = (FastFileWorker *) rig.worker;
+  g_atomic_int_set(&worker->trial.way, FASTFILE_WAY_OWN);
+  worker->trial.chosen = FASTFILE_WAY_OWN;
+  worker->trial.decided = TRUE;
+  Job *job = job_start(&rig);
+  acked = 0;
+
+  job_deliver(job, good, "g0");
+  job_deliver(job, "/dev/full", "f1");
+  job_deliver(job, good, "g2");
+  /* formatted into the thread's own batch, nothing staged yet */
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&worker->lane), 0);
+  job_run(job, JOB_END, NULL);
+  assert_file(good, "g0\ng2\n");
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 2);
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&worker->lane), 1);
+  guint held = 0;
+  for (guint i = worker->lane.head; i < worker->lane.tail; i++)
+    if (worker->lane.records[i].held)
+      {
+        held++;
+        CU_ASSERT(worker->lane.records[i].size >= sizeof(LogMessage));
+      }
+  CU_ASSERT_EQUAL(held, 1);
+
+  worker_writes(&rig);
+  worker_writes(&rig);
+  CU_ASSERT_EQUAL(g_atomic_int_get(&acked), 3);
+  CU_ASSERT_EQUAL(fastfile_lane_pending(&worker->lane), 0);
+
+  job_stop(job);
+  rig_free(&rig);
+  g_free(good);
+}
+
 /* a name that can never be opened (ENAMETOOLONG) drops its message at the
  * first attempt; an empty name is refused before that; the others flow, and
  * neither leaves an entry behind */
@@ -1840,6 +1885,7 @@ static CU_TestInfo worker_tests[] =
   { "direct: forwards to the next driver", test_direct_forwards_to_the_next_driver },
   { "direct: formatted while the lock is taken", test_direct_formatted_while_the_lock_is_taken },
   { "direct: a failing file holds only its own", test_direct_failing_file_holds_only_its_own },
+  { "direct: an own batch staged counts its size", test_direct_own_batch_staged_counts_its_size },
   { "direct: a name that cannot be opened is dropped at once", test_direct_unopenable_name_dropped_at_once },
   { "direct: more files than max-open-files() in one round", test_direct_more_files_than_max_open_files_in_one_round },
   { "direct: torn record cut and requeued at deinit", test_direct_torn_record_cut_and_requeued_at_deinit },
